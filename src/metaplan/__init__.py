@@ -1,0 +1,90 @@
+"""metaplan: frozen parallelization plans as persistent data, transformed by pure passes."""
+
+from metaplan.changes import (
+    Change,
+    ChangeRecord,
+    apply,
+    compose,
+    dump_records,
+    invert,
+    load_records,
+    to_json_patch,
+)
+from metaplan.errors import ConflictError, InputError, PassError, PlanError, SpecError
+from metaplan.frozen import JSONMap, freeze, thaw
+from metaplan.normalize import NormalizeResult, normalize, normalize_pipeline
+from metaplan.passes import (
+    FROM_PLAN,
+    mark_shared_class_boundaries,
+    strip_ep_sub_boundaries,
+    strip_external_state_boundaries,
+)
+from metaplan.pipeline import (
+    Pass,
+    PassResult,
+    Pipeline,
+    Trace,
+    changes_pass,
+    pipeline,
+    replay,
+    run,
+)
+from metaplan.plan import Plan, dump, dumps, load, loads
+from metaplan.rules import (
+    BUILTIN_SPECS,
+    InlineRule,
+    SpecRegistry,
+    StrategySpec,
+    load_rules,
+    load_specs,
+    rules_from_plan,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BUILTIN_SPECS",
+    "FROM_PLAN",
+    "Change",
+    "ChangeRecord",
+    "ConflictError",
+    "InlineRule",
+    "InputError",
+    "JSONMap",
+    "NormalizeResult",
+    "Pass",
+    "PassError",
+    "PassResult",
+    "Pipeline",
+    "Plan",
+    "PlanError",
+    "SpecError",
+    "SpecRegistry",
+    "StrategySpec",
+    "Trace",
+    "__version__",
+    "apply",
+    "changes_pass",
+    "compose",
+    "dump",
+    "dump_records",
+    "dumps",
+    "freeze",
+    "invert",
+    "load",
+    "load_records",
+    "load_rules",
+    "load_specs",
+    "loads",
+    "mark_shared_class_boundaries",
+    "normalize",
+    "normalize_pipeline",
+    "pipeline",
+    "replay",
+    "rules_from_plan",
+    "run",
+    "strip_ep_sub_boundaries",
+    "strip_external_state_boundaries",
+    "thaw",
+    "to_json_patch",
+]

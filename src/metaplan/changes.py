@@ -1,0 +1,390 @@
+"""Change records: what a pass changed, the old and new values, and why.
+
+A :class:`Change` is plain data: an op (``add`` / ``remove`` / ``set``), a path
+of keys from the plan's root, the old and the new value, and a short *why*.
+A :class:`ChangeRecord` is one pass's changes plus the content hashes of the
+plan before and after. Records round-trip through JSON, :func:`apply` replays
+one on a plan (checking every old value and the base hash), :func:`invert`
+undoes one and :func:`compose` chains several.
+
+Paths walk objects only: a JSON array is one value, changed as a whole.
+
+>>> from metaplan.plan import Plan
+>>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
+>>> change = Change("set", ("param_plan", "m", "is_boundary"), True, False, "example")
+>>> new = apply_changes(plan, (change,))
+>>> new.param_plan["m"]["is_boundary"], plan.param_plan["m"]["is_boundary"]
+(False, True)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from pyrsistent import PMap, pmap
+
+from metaplan.errors import ConflictError, InputError, format_path
+from metaplan.frozen import JSONMap, freeze, json_equal, thaw, to_raw
+from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
+from metaplan.plan import Plan
+
+__all__ = [
+    "Change",
+    "ChangeRecord",
+    "apply",
+    "apply_changes",
+    "compose",
+    "dump_records",
+    "dumps_records",
+    "invert",
+    "load_records",
+    "loads_records",
+    "make_record",
+    "records_from_json",
+    "records_to_json",
+    "to_json_patch",
+]
+
+RECORD_FORMAT = "metaplan.record/1"
+RECORDS_FORMAT = "metaplan.records/1"
+_OPS = ("add", "remove", "set")
+
+
+class Change(NamedTuple):
+    """One edit at ``path``: ``set`` replaces ``old`` by ``new``, ``add`` / ``remove`` a key."""
+
+    op: str
+    path: tuple[str, ...]
+    old: Any = None
+    new: Any = None
+    why: str = ""
+
+    def inverse(self) -> Change:
+        """The change that undoes this one."""
+        if self.op == "set":
+            return Change("set", self.path, self.new, self.old, self.why)
+        op = "remove" if self.op == "add" else "add"
+        return Change(op, self.path, self.new, self.old, self.why)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"op", "path", "old"?, "new"?, "why"}``; add has no old, remove no new."""
+        out: dict[str, Any] = {"op": self.op, "path": list(self.path)}
+        if self.op != "add":
+            out["old"] = self.old
+        if self.op != "remove":
+            out["new"] = self.new
+        out["why"] = self.why
+        return out
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """One pass's changes and the content hashes of the plan before and after."""
+
+    pass_name: str
+    base: str
+    result: str
+    changes: tuple[Change, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def is_noop(self) -> bool:
+        """Whether the pass changed nothing."""
+        return not self.changes
+
+    def touching(self, prefix: Sequence[str]) -> tuple[Change, ...]:
+        """The changes at ``prefix`` or below it (or above it: a change that replaced it)."""
+        n = len(prefix)
+        pre = tuple(prefix)
+        return tuple(c for c in self.changes if c.path[:n] == pre or pre[:len(c.path)] == c.path)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data; :meth:`from_json` reads it back."""
+        return {"format": RECORD_FORMAT, "pass": self.pass_name, "base": self.base,
+                "result": self.result, "changes": [c.to_json() for c in self.changes]}
+
+    @classmethod
+    def from_json(cls, obj: Any, *, where: str = "record") -> ChangeRecord:
+        """Read a record from its JSON form, checking its shape."""
+        if not isinstance(obj, Mapping):
+            raise InputError(f"{where}: a record is an object, found {type(obj).__name__}")
+        for key in ("pass", "base", "result"):
+            if not isinstance(obj.get(key), str):
+                raise InputError(f"{where}.{key}: must be a string, found {obj.get(key)!r}")
+        items = obj.get("changes")
+        if not isinstance(items, (list, tuple)):
+            raise InputError(f"{where}.changes: must be an array, found {items!r}")
+        changes = tuple(_change_from_json(item, f"{where}.changes[{i}]")
+                        for i, item in enumerate(items))
+        return cls(obj["pass"], obj["base"], obj["result"], changes)
+
+    def __repr__(self) -> str:
+        return (f"ChangeRecord({self.pass_name!r}, {len(self.changes)} changes, "
+                f"{self.base[:15]}… -> {self.result[:15]}…)")
+
+
+def _change_from_json(obj: Any, where: str) -> Change:
+    if not isinstance(obj, Mapping):
+        raise InputError(f"{where}: a change is an object, found {obj!r}")
+    op = obj.get("op")
+    if op not in _OPS:
+        raise InputError(f"{where}.op: must be one of {list(_OPS)}, found {op!r}")
+    path = obj.get("path")
+    if (not isinstance(path, (list, tuple)) or not path
+            or not all(isinstance(key, str) for key in path)):
+        raise InputError(f"{where}.path: must be a non-empty array of keys, found {path!r}")
+    for key in ("old",) if op == "remove" else ("new",) if op == "add" else ("old", "new"):
+        if key not in obj:
+            raise InputError(f"{where}: a {op} change needs {key!r}")
+    why = obj.get("why", "")
+    return Change(op, tuple(path), freeze(obj.get("old")), freeze(obj.get("new")),
+                  why if isinstance(why, str) else str(why))
+
+
+# applying ------------------------------------------------------------------
+
+_MISSING: Any = object()
+_REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
+
+
+class _Edit:
+    """Pending edits over one map (a PMap or a JSONMap), finished all at once."""
+
+    __slots__ = ("base", "delta", "raw")
+
+    def __init__(self, base: Any, path: tuple[str, ...]) -> None:
+        if type(base) is JSONMap:
+            self.raw = True
+        elif isinstance(base, PMap):
+            self.raw = False
+        else:
+            raise ConflictError(
+                f"{format_path(path)}: expected an object to descend into, found "
+                f"{_short(base)}", path=path, found=base)
+        self.base = base
+        self.delta: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any:
+        value = self.delta.get(key, _MISSING)
+        if value is _MISSING:
+            return self.base.get(key, _MISSING)
+        return value
+
+    def finish(self) -> Any:
+        delta, base = self.delta, self.base
+        if not delta:
+            return base
+        if self.raw:
+            data = dict(base._data)
+            for key, value in delta.items():
+                if value is _MISSING:
+                    data.pop(key, None)
+                else:
+                    data[key] = to_raw(value)
+            return JSONMap._adopt(data)
+        if len(delta) * _REBUILD_FRACTION < len(base):
+            evolver = base.evolver()
+            for key, value in delta.items():
+                if value is _MISSING:
+                    if key in evolver:
+                        evolver.remove(key)
+                else:
+                    evolver.set(key, value)
+            return evolver.persistent()
+        rebuilt = dict(base.items())
+        for key, value in delta.items():
+            if value is _MISSING:
+                rebuilt.pop(key, None)
+            else:
+                rebuilt[key] = value
+        return pmap(rebuilt)
+
+
+def _short(value: Any) -> str:
+    text = repr(thaw(value))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _terminal(edit: _Edit, change: Change) -> None:
+    """Check ``change``'s precondition against the current value, then record it."""
+    key = change.path[-1]
+    current = edit.get(key)
+    where = format_path(change.path)
+    if change.op == "add":
+        if current is not _MISSING:
+            raise ConflictError(f"{where}: the record adds it, but the plan already has "
+                                f"{_short(current)}", path=change.path, found=current)
+        edit.delta[key] = change.new
+        return
+    if current is _MISSING:
+        raise ConflictError(f"{where}: the record expects {_short(change.old)}, but the plan "
+                            "has no such key", path=change.path, expected=change.old)
+    if not json_equal(current, change.old):
+        raise ConflictError(f"{where}: the record expects {_short(change.old)}, but the plan "
+                            f"has {_short(current)}", path=change.path, expected=change.old,
+                            found=current)
+    edit.delta[key] = _MISSING if change.op == "remove" else change.new
+
+
+def _edit(node: Any, changes: Sequence[Change], depth: int) -> Any:
+    """Apply ``changes`` (all below ``node``, at ``path[depth:]``) in order."""
+    edit = _Edit(node, changes[0].path[:depth])
+    pending: dict[str, list[Change]] = {}
+    for change in changes:
+        key = change.path[depth]
+        if len(change.path) == depth + 1:
+            if key in pending:
+                _descend(edit, key, pending.pop(key), depth)
+            _terminal(edit, change)
+        else:
+            group = pending.get(key)
+            if group is None:
+                pending[key] = [change]
+            else:
+                group.append(change)
+    for key, group in pending.items():
+        _descend(edit, key, group, depth)
+    return edit.finish()
+
+
+def _descend(edit: _Edit, key: str, group: list[Change], depth: int) -> None:
+    child = edit.get(key)
+    if child is _MISSING:
+        path = group[0].path[:depth + 1]
+        raise ConflictError(f"{format_path(path)}: the record changes it, but the plan has no "
+                            "such key", path=path)
+    if edit.raw and type(child) is dict:
+        child = JSONMap._adopt(child)
+    edit.delta[key] = _edit(child, group, depth + 1)
+
+
+def apply_changes(plan: Plan, changes: Sequence[Change]) -> Plan:
+    """Apply ``changes`` in order, checking each old value; no hash checks."""
+    if not changes:
+        return plan
+    return Plan(_edit(plan.fields, changes, 0))
+
+
+def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
+    """Replay ``record`` on ``plan``; refuse a plan it was not made on.
+
+    Every change's old value is checked first (a :class:`ConflictError` names
+    the first conflicting path), then the plan's content hash against the
+    record's base, and the result's against the record's result.
+    """
+    result = apply_changes(plan, record.changes)
+    if check_hash:
+        if plan.content_hash != record.base:
+            raise ConflictError(
+                f"record {record.pass_name!r} was made on plan {record.base}, not on "
+                f"{plan.content_hash}: every changed path matches, so the plans differ "
+                "elsewhere", expected=record.base, found=plan.content_hash,
+                record=record.pass_name)
+        if result.content_hash != record.result:
+            raise ConflictError(
+                f"record {record.pass_name!r} should give plan {record.result}, but gave "
+                f"{result.content_hash}: the record is inconsistent", expected=record.result,
+                found=result.content_hash, record=record.pass_name)
+    return result
+
+
+def make_record(pass_name: str, plan: Plan, changes: Iterable[Change]) -> tuple[Plan, ChangeRecord]:
+    """Apply ``changes`` to ``plan`` and record them; no changes give back ``plan`` itself."""
+    changes = tuple(changes)
+    result = apply_changes(plan, changes)
+    return result, ChangeRecord(pass_name, plan.content_hash, result.content_hash, changes)
+
+
+def invert(record: ChangeRecord) -> ChangeRecord:
+    """The record that undoes ``record``: inverse changes in reverse order, hashes swapped."""
+    changes = tuple(change.inverse() for change in reversed(record.changes))
+    return ChangeRecord(_inverted_name(record.pass_name), record.result, record.base, changes)
+
+
+def _inverted_name(name: str) -> str:
+    if name.startswith("invert(") and name.endswith(")"):
+        return name[len("invert("):-1]
+    return f"invert({name})"
+
+
+def compose(records: Iterable[ChangeRecord], *, name: str | None = None) -> ChangeRecord:
+    """One record doing what ``records`` do in sequence; each must start where the last ended."""
+    records = tuple(records)
+    if not records:
+        raise ValueError("compose needs at least one record")
+    for before, after in zip(records, records[1:]):
+        if before.result != after.base:
+            raise ConflictError(
+                f"cannot compose {before.pass_name!r} then {after.pass_name!r}: the first "
+                f"ends at {before.result}, the second starts at {after.base}",
+                expected=before.result, found=after.base, record=after.pass_name)
+    changes = tuple(change for record in records for change in record.changes)
+    label = name or " | ".join(record.pass_name for record in records)
+    return replace(records[0], pass_name=label, result=records[-1].result, changes=changes)
+
+
+# JSON ----------------------------------------------------------------------
+
+
+def records_to_json(records: Iterable[ChangeRecord]) -> dict[str, Any]:
+    """``{"format": "metaplan.records/1", "records": [...]}``."""
+    return {"format": RECORDS_FORMAT, "records": [record.to_json() for record in records]}
+
+
+def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecord, ...]:
+    """Records from a records file, or from a single record object."""
+    if isinstance(obj, Mapping) and obj.get("format") == RECORD_FORMAT:
+        return (ChangeRecord.from_json(obj, where=source),)
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("records"), list):
+        raise InputError(f'{source}: expected {{"format": "{RECORDS_FORMAT}", "records": '
+                         "[...]} or a single record", source=source)
+    return tuple(ChangeRecord.from_json(item, where=f"{source}: records[{i}]")
+                 for i, item in enumerate(obj["records"]))
+
+
+def dumps_records(records: Iterable[ChangeRecord]) -> bytes:
+    """Records as indented, sorted JSON."""
+    return dumps_pretty(records_to_json(records))
+
+
+def loads_records(data: bytes | str, *, source: str = "records") -> tuple[ChangeRecord, ...]:
+    """Parse records from JSON text."""
+    return records_from_json(parse_json(data, source=source), source=source)
+
+
+def load_records(path: str | os.PathLike[str]) -> tuple[ChangeRecord, ...]:
+    """Read records from a file (``.json`` or ``.json.gz``)."""
+    source = os.fspath(path)
+    return loads_records(read_bytes(path), source=source)
+
+
+def dump_records(records: Iterable[ChangeRecord], path: str | os.PathLike[str]) -> None:
+    """Write records to ``path`` atomically."""
+    write_atomic(path, dumps_records(records))
+
+
+def _pointer(path: Sequence[str]) -> str:
+    return "".join("/" + key.replace("~", "~0").replace("/", "~1") for key in path)
+
+
+def to_json_patch(record: ChangeRecord) -> list[dict[str, Any]]:
+    """The record as an RFC 6902 JSON Patch, with a ``test`` before each removal or replace."""
+    patch: list[dict[str, Any]] = []
+    for change in record.changes:
+        pointer = _pointer(change.path)
+        if change.op != "add":
+            patch.append({"op": "test", "path": pointer, "value": thaw(change.old)})
+        if change.op == "remove":
+            patch.append({"op": "remove", "path": pointer})
+        else:
+            op = "add" if change.op == "add" else "replace"
+            patch.append({"op": op, "path": pointer, "value": thaw(change.new)})
+    return patch

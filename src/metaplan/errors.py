@@ -1,0 +1,83 @@
+"""The exceptions metaplan raises; each refines a built-in and carries structured fields."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "ConflictError",
+    "InputError",
+    "PassError",
+    "PlanError",
+    "SpecError",
+    "format_path",
+]
+
+
+def format_path(path: Sequence[Any]) -> str:
+    """A readable JSON path: ``param_plan["model.layers.3.mlp"].is_boundary``.
+
+    >>> format_path(("param_plan", "model.layers.3.mlp", "is_boundary"))
+    'param_plan["model.layers.3.mlp"].is_boundary'
+    >>> format_path(())
+    '<root>'
+    """
+    if not path:
+        return "<root>"
+    out = []
+    for i, key in enumerate(path):
+        if isinstance(key, int):
+            out.append(f"[{key}]")
+        elif key.isidentifier():
+            out.append(key if i == 0 else f".{key}")
+        else:
+            out.append(f"[{key!r}]".replace("'", '"'))
+    return "".join(out)
+
+
+class InputError(ValueError):
+    """A file or value given to metaplan is not what it must be."""
+
+    def __init__(self, message: str, *, source: str | None = None) -> None:
+        super().__init__(message)
+        self.source = source
+
+
+class PlanError(InputError):
+    """A plan (``codegen_meta.json``) has the wrong shape at ``path``."""
+
+    def __init__(self, message: str, *, path: Sequence[Any] = (), source: str | None = None):
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{format_path(path)}: {message}", source=source)
+        self.path = tuple(path)
+
+
+class SpecError(InputError):
+    """A strategy spec or inline rule is malformed."""
+
+
+class ConflictError(ValueError):
+    """A change record does not fit the plan it is applied to.
+
+    ``path`` is the first conflicting path, ``expected`` what the record says
+    was there, ``found`` what the plan holds.
+    """
+
+    def __init__(self, message: str, *, path: Sequence[Any] = (), expected: Any = None,
+                 found: Any = None, record: str | None = None) -> None:
+        super().__init__(message)
+        self.path = tuple(path)
+        self.expected = expected
+        self.found = found
+        self.record = record
+
+
+class PassError(RuntimeError):
+    """A pass failed; names the pass and the passes that ran before it."""
+
+    def __init__(self, pass_name: str, before: Sequence[str], cause: BaseException) -> None:
+        ran = ", ".join(before) if before else "nothing"
+        super().__init__(f"pass {pass_name} failed (after: {ran}): {cause}")
+        self.pass_name = pass_name
+        self.before = tuple(before)

@@ -1,0 +1,143 @@
+"""JSON in and out: gzip-aware files, exact stdlib-compatible output, atomic writes.
+
+Reading uses the stdlib parser (orjson silently turns integers past 64 bits
+into floats); floats come back as :class:`~metaplan.frozen.JSONFloat`.
+Writing uses orjson, whose ``OPT_INDENT_2 | OPT_SORT_KEYS`` output is byte for
+byte ``json.dumps(obj, indent=2, sort_keys=True)`` for ASCII text and 64-bit
+integers; anything else falls back to the stdlib writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from metaplan.errors import InputError
+from metaplan.frozen import JSONFloat, orjson_default, thaw
+
+__all__ = [
+    "dumps_pretty",
+    "parse_json",
+    "read_json",
+    "write_atomic",
+    "write_many_atomic",
+]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic collector while building a large acyclic tree."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
+    """Parse JSON text into raw dicts and lists (floats as ``JSONFloat``)."""
+    try:
+        with _no_gc():
+            return json.loads(data, parse_float=JSONFloat, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+            source=source,
+        ) from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{source}: not valid JSON: {exc}", source=source) from exc
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes, gunzipped when it is gzip data (whatever its name)."""
+    source = os.fspath(path)
+    try:
+        data = Path(path).read_bytes()
+        if data[:2] == _GZIP_MAGIC:
+            data = gzip.decompress(data)
+    except FileNotFoundError as exc:
+        raise InputError(f"{source}: no such file", source=source) from exc
+    except (OSError, EOFError) as exc:
+        raise InputError(f"{source}: cannot read: {exc}", source=source) from exc
+    return data
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Read a ``.json`` or ``.json.gz`` file into raw JSON data."""
+    return parse_json(read_bytes(path), source=os.fspath(path))
+
+
+def dumps_pretty(value: Any) -> bytes:
+    """Bytes identical to ``json.dumps(value, indent=2, sort_keys=True)``, fast.
+
+    >>> dumps_pretty({"b": [1, 2.5e-07], "a": {}}).decode() == json.dumps(
+    ...     {"b": [1, 2.5e-07], "a": {}}, indent=2, sort_keys=True)
+    True
+    """
+    try:
+        out = orjson.dumps(value, default=orjson_default, option=_PRETTY)
+    except TypeError:  # an integer past 64 bits
+        return dumps_pretty_stdlib(value)
+    if out.isascii() and b"\x7f" not in out:
+        return out
+    return dumps_pretty_stdlib(value)  # the stdlib escapes non-ASCII and DEL
+
+
+def dumps_pretty_stdlib(value: Any) -> bytes:
+    """The reference writer: ``json.dumps(indent=2, sort_keys=True)``."""
+    return json.dumps(thaw(value), indent=2, sort_keys=True).encode()
+
+
+def _encode(path: str, data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=6, mtime=0) if path.endswith(".gz") else data
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` (gzipped for ``.gz``) via a temp file and rename."""
+    write_many_atomic({os.fspath(path): data})
+
+
+def write_many_atomic(files: Mapping[str, bytes]) -> None:
+    """Write several files so that either all of them land or none is touched."""
+    staged: list[tuple[str, str]] = []
+    mode = 0o666 & ~_umask()
+    try:
+        for path, data in files.items():
+            folder = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix=".metaplan-", dir=folder)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(_encode(path, data))
+            os.chmod(tmp, mode)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError as exc:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        where = exc.filename or ", ".join(files)
+        raise InputError(f"{where}: cannot write: {exc.strerror or exc}", source=where) from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,31 @@
+"""The seed's three stages, each a pure pass."""
+
+from metaplan.passes.mark_shared import (
+    MarkSharedClassBoundaries,
+    mark_shared_class_boundaries,
+    non_boundary_classes,
+)
+from metaplan.passes.strip_ep import (
+    FROM_PLAN,
+    EPTarget,
+    StripEPSubBoundaries,
+    find_ep_targets,
+    strip_ep_sub_boundaries,
+)
+from metaplan.passes.strip_external import (
+    StripExternalStateBoundaries,
+    strip_external_state_boundaries,
+)
+
+__all__ = [
+    "FROM_PLAN",
+    "EPTarget",
+    "MarkSharedClassBoundaries",
+    "StripEPSubBoundaries",
+    "StripExternalStateBoundaries",
+    "find_ep_targets",
+    "mark_shared_class_boundaries",
+    "non_boundary_classes",
+    "strip_ep_sub_boundaries",
+    "strip_external_state_boundaries",
+]

@@ -1,0 +1,74 @@
+"""Stage 3: mark boundaries whose class is shared with a non-boundary instance.
+
+Source lowering rewrites ``class.forward``, which every instance inherits; a
+non-boundary instance would inherit a boundary body it cannot run. Such
+boundaries get ``skip_source_lowering: true`` (``is_boundary`` and
+``boundary_classes`` stay as they are), so the runtime per-instance wrapper
+is used instead.
+
+"Non-boundary" means ``is_boundary`` is exactly ``false``, and the classes of
+non-boundary modules are read from the class map *as it was before* the
+strip stages removed keys: pass it as ``class_map`` (``normalize`` binds the
+input plan's map). Without it the plan's current map is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from metaplan.changes import Change
+from metaplan.frozen import JSONMap
+from metaplan.passes._edits import set_flag
+from metaplan.pipeline import ChangesPass
+from metaplan.plan import Plan
+
+__all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_boundary_classes"]
+
+
+def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, str]:
+    """Class -> the first (in FQN order) non-boundary FQN of that class."""
+    example: dict[Any, str] = {}
+    for fqn, entry in plan.param_plan.items():
+        if type(entry) is JSONMap and entry.get("is_boundary") is False:
+            cls = class_map.get(fqn)
+            if cls is not None:
+                known = example.get(cls)
+                if known is None or fqn < known:
+                    example[cls] = fqn
+    return example
+
+
+@dataclass(frozen=True, repr=False)
+class MarkSharedClassBoundaries(ChangesPass):
+    """The seed's ``_mark_shared_class_boundaries`` as a pure pass."""
+
+    name: ClassVar[str] = "mark_shared_class_boundaries"
+    class_map: Mapping[str, Any] | None = None
+
+    def changes(self, plan: Plan) -> list[Change]:
+        class_map = plan.boundary_classes if self.class_map is None else self.class_map
+        example = non_boundary_classes(plan, class_map)
+        if not example:
+            return []
+        param_plan = plan.param_plan
+        changes = []
+        shared = sorted((fqn, cls) for fqn, cls in plan.boundary_classes.items()
+                        if cls in example)
+        for fqn, cls in shared:
+            why = f"class {cls} is shared with non-boundary {example[cls]}"
+            change = set_flag(param_plan.get(fqn), fqn, "skip_source_lowering", True, why)
+            if change is not None:
+                changes.append(change)
+        return changes
+
+    def __repr__(self) -> str:
+        bound = "plan's own" if self.class_map is None else f"<{len(self.class_map)} FQNs>"
+        return f"mark_shared_class_boundaries(class_map={bound})"
+
+
+def mark_shared_class_boundaries(*, class_map: Mapping[str, Any] | None = None,
+                                 ) -> MarkSharedClassBoundaries:
+    """Stage 3; ``class_map`` is the pre-strip FQN -> class map (default: the plan's own)."""
+    return MarkSharedClassBoundaries(class_map)

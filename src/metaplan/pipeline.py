@@ -1,0 +1,225 @@
+"""Passes and pipelines: pure ``plan -> PassResult(plan, record)`` steps, composed.
+
+A pass never mutates its input and returns the input plan itself when it
+changes nothing. A :class:`Pipeline` is an immutable tuple of passes; running
+it gives a :class:`Trace` holding every state (input first) and every record,
+which can be replayed, bisected and explained.
+
+>>> from metaplan.plan import Plan
+>>> from metaplan.changes import Change
+>>> @changes_pass("unbound")
+... def unbound(plan):
+...     for fqn, entry in plan.param_plan.items():
+...         if entry.get("is_boundary") is True:
+...             yield Change("set", ("param_plan", fqn, "is_boundary"), True, False, "demo")
+>>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
+>>> trace = pipeline(unbound, unbound).run(plan)
+>>> [len(r) for r in trace.records], trace.states[2] is trace.states[1]
+([1, 0], True)
+>>> trace.replay() == trace.final
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+
+import toolz
+
+from metaplan.changes import Change, ChangeRecord, apply, compose, make_record
+from metaplan.errors import PassError
+from metaplan.plan import Plan
+
+__all__ = [
+    "ChangesPass",
+    "Pass",
+    "PassResult",
+    "Pipeline",
+    "Trace",
+    "changes_pass",
+    "pipeline",
+    "replay",
+    "run",
+]
+
+
+class PassResult(NamedTuple):
+    """What a pass returns: the new plan and the record of how it got there."""
+
+    plan: Plan
+    record: ChangeRecord
+
+
+@runtime_checkable
+class Pass(Protocol):
+    """A named, pure callable ``plan -> PassResult``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def __call__(self, plan: Plan, /) -> PassResult: ...
+
+
+class ChangesPass:
+    """Base for passes that compute a list of changes; the record and plan follow."""
+
+    name: ClassVar[str] = "pass"
+
+    def changes(self, plan: Plan) -> Iterable[Change]:
+        """The changes this pass makes to ``plan``, in a deterministic order."""
+        raise NotImplementedError
+
+    def __call__(self, plan: Plan) -> PassResult:
+        return PassResult(*make_record(self.name, plan, self.changes(plan)))
+
+
+@dataclass(frozen=True)
+class _FunctionPass:
+    name: str
+    function: Callable[[Plan], Iterable[Change]]
+
+    def __call__(self, plan: Plan) -> PassResult:
+        return PassResult(*make_record(self.name, plan, self.function(plan)))
+
+    def __repr__(self) -> str:
+        return f"changes_pass({self.name!r})"
+
+
+def changes_pass(name: str) -> Callable[[Callable[[Plan], Iterable[Change]]], Pass]:
+    """Turn ``plan -> iterable of Change`` into a pass named ``name``."""
+    def wrap(function: Callable[[Plan], Iterable[Change]]) -> Pass:
+        return _FunctionPass(name, function)
+    return wrap
+
+
+def _name(step: Pass) -> str:
+    return str(getattr(step, "name", None) or getattr(step, "__name__", repr(step)))
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every state of one run (input first) and the record of every pass."""
+
+    passes: tuple[str, ...]
+    states: tuple[Plan, ...]
+    records: tuple[ChangeRecord, ...]
+
+    @property
+    def input(self) -> Plan:
+        """The plan the run started from."""
+        return self.states[0]
+
+    @property
+    def final(self) -> Plan:
+        """The plan the run ended with."""
+        return self.states[-1]
+
+    @property
+    def record(self) -> ChangeRecord:
+        """All records composed into one, from the input to the final plan."""
+        if not self.records:
+            return ChangeRecord("pipeline()", self.input.content_hash, self.input.content_hash)
+        return compose(self.records)
+
+    def replay(self) -> Plan:
+        """Apply every record to the input, checked; equals :attr:`final`."""
+        return replay(self.input, self.records)
+
+    def bisect(self, predicate: Callable[[Plan], bool]) -> int | None:
+        """The first state index where ``predicate`` holds, by binary search.
+
+        ``predicate`` must be monotone along the trace (false, ..., false, true,
+        ..., true). State ``i`` is the result of pass ``i - 1``; 0 is the input.
+        """
+        lo, hi = 0, len(self.states)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if predicate(self.states[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo if lo < len(self.states) else None
+
+    def explain(self, *path: str) -> tuple[tuple[str, Change], ...]:
+        """``(pass name, change)`` for every change at, under or above ``path``.
+
+        ``trace.explain("param_plan", "model.layers.3.mlp")`` says which pass
+        touched that entry, how, and why.
+        """
+        return tuple((record.pass_name, change) for record in self.records
+                     for change in record.touching(path))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+def _step(passes_done: tuple[str, ...]) -> Callable[[PassResult, Pass], PassResult]:
+    done = list(passes_done)
+
+    def step(previous: PassResult, current: Pass) -> PassResult:
+        name = _name(current)
+        try:
+            result = current(previous.plan)
+        except PassError:
+            raise
+        except Exception as exc:
+            raise PassError(name, tuple(done), exc) from exc
+        done.append(name)
+        return result
+    return step
+
+
+def run(passes: Sequence[Pass], plan: Plan) -> Trace:
+    """Run ``passes`` in order on ``plan``; keep every state and record."""
+    start = PassResult(plan, ChangeRecord("<input>", "", ""))
+    results = tuple(toolz.accumulate(_step(()), passes, start))
+    return Trace(tuple(_name(p) for p in passes), tuple(r.plan for r in results),
+                 tuple(r.record for r in results[1:]))
+
+
+def replay(plan: Plan, records: Iterable[ChangeRecord]) -> Plan:
+    """Apply ``records`` in order, each checked against the plan it meets."""
+    return toolz.reduce(apply, records, plan)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """An immutable sequence of passes; itself a pass (its record is the composition)."""
+
+    passes: tuple[Pass, ...]
+    label: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``pipeline(a, b, c)`` unless a label was given."""
+        return self.label or f"pipeline({', '.join(_name(p) for p in self.passes)})"
+
+    def run(self, plan: Plan) -> Trace:
+        """Run every pass; see :func:`run`."""
+        return run(self.passes, plan)
+
+    def __call__(self, plan: Plan) -> PassResult:
+        trace = self.run(plan)
+        record = trace.record
+        return PassResult(trace.final, ChangeRecord(self.name, record.base, record.result,
+                                                    record.changes))
+
+    def then(self, *passes: Pass) -> Pipeline:
+        """A new pipeline with ``passes`` appended."""
+        return Pipeline(self.passes + passes, self.label)
+
+    def __len__(self) -> int:
+        return len(self.passes)
+
+    def __iter__(self) -> Any:
+        return iter(self.passes)
+
+    def __repr__(self) -> str:
+        return f"Pipeline({', '.join(repr(p) for p in self.passes)})"
+
+
+def pipeline(*passes: Pass, label: str | None = None) -> Pipeline:
+    """An immutable pipeline of ``passes``, run left to right."""
+    return Pipeline(tuple(passes), label)

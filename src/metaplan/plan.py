@@ -1,0 +1,194 @@
+"""Plan: a frozen ``codegen_meta.json`` held as persistent maps.
+
+The top level is a ``PMap`` of every field the file had, known or not.
+``param_plan`` and ``boundary_classes`` are ``PMap`` s keyed by module FQN;
+entries are :class:`~metaplan.frozen.JSONMap` s. Nothing in a plan can be
+changed in place; every edit returns a new plan sharing all it did not touch.
+
+>>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
+...                        "boundary_classes": {"m": "MLP"}, "extra": [1]})
+>>> plan.param_plan["m"]["is_boundary"], plan["extra"][0], len(plan.boundary_classes)
+(True, 1, 1)
+>>> plan.set("extra", [1]) is plan
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pyrsistent import PMap, PVector, pmap, pvector
+
+from metaplan.errors import PlanError
+from metaplan.frozen import canonical_bytes, freeze_owned, json_equal, pmap_of, to_raw
+from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
+
+__all__ = ["Plan", "dump", "dumps", "load", "loads"]
+
+_EMPTY: PMap = pmap()
+_MAP_FIELDS = ("param_plan", "boundary_classes")
+_LIST_FIELDS = ("external_state_classes", "injections", "module_overrides")
+
+
+class Plan(Mapping[str, Any]):
+    """An immutable plan: a mapping of top-level field -> frozen value.
+
+    Build one with :func:`load`, :func:`loads` or :meth:`Plan.from_json`.
+    """
+
+    __slots__ = ("_fields", "_hash")
+
+    _fields: PMap
+    _hash: str | None
+
+    def __init__(self, fields: PMap = _EMPTY) -> None:
+        self._fields = fields
+        self._hash = None
+
+    # construction -------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any], *, source: str | None = None) -> Plan:
+        """A plan from JSON-shaped data; the data is copied, never referenced."""
+        if not isinstance(obj, Mapping):
+            raise PlanError(f"a plan is a JSON object, found {_kind(obj)}", source=source)
+        return cls._from_raw(to_raw(obj), source=source)
+
+    @classmethod
+    def _from_raw(cls, raw: Any, *, source: str | None = None) -> Plan:
+        """A plan over raw data that no one else references (just parsed): no copy."""
+        if not isinstance(raw, dict):
+            raise PlanError(f"a plan is a JSON object, found {_kind(raw)}", source=source)
+        return cls(pmap({key: _field(key, value, source) for key, value in raw.items()}))
+
+    def _evolve(self, fields: PMap) -> Plan:
+        """This plan if ``fields`` is its own map, else a plan over ``fields``."""
+        return self if fields is self._fields else Plan(fields)
+
+    # the mapping --------------------------------------------------------
+
+    def __getitem__(self, key: str) -> Any:
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._fields))
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._fields
+
+    @property
+    def fields(self) -> PMap:
+        """The top-level ``PMap`` of field -> frozen value."""
+        return self._fields
+
+    @property
+    def param_plan(self) -> PMap:
+        """Module FQN -> entry (a ``JSONMap``, or whatever non-object the file held)."""
+        return self._fields.get("param_plan") or _EMPTY
+
+    @property
+    def boundary_classes(self) -> PMap:
+        """Module FQN -> class name, for every planned module."""
+        return self._fields.get("boundary_classes") or _EMPTY
+
+    @property
+    def external_state_classes(self) -> PVector:
+        """Classes whose forward an inline strategy body replaces."""
+        return self._fields.get("external_state_classes") or pvector()
+
+    @property
+    def model_type(self) -> str | None:
+        """The plan's own ``model_type`` field, when it is a string."""
+        value = self._fields.get("model_type")
+        return value if isinstance(value, str) else None
+
+    def set(self, key: str, value: Any) -> Plan:
+        """A plan with top-level ``key`` bound to (a frozen copy of) ``value``."""
+        old = self._fields.get(key, _ABSENT)
+        if old is not _ABSENT and json_equal(old, value):
+            return self
+        return Plan(self._fields.set(key, _field(key, to_raw(value), None)))
+
+    def remove(self, key: str) -> Plan:
+        """A plan without top-level ``key``; this plan if it has none."""
+        return self._evolve(self._fields.discard(key))
+
+    # identity -----------------------------------------------------------
+
+    @property
+    def content_hash(self) -> str:
+        """``sha256:`` of the canonical JSON (sorted keys, compact); stable across runs."""
+        if self._hash is None:
+            self._hash = "sha256:" + hashlib.sha256(canonical_bytes(self._fields)).hexdigest()
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Plan):
+            return self._fields is other._fields or self.content_hash == other.content_hash
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.content_hash)
+
+    def __repr__(self) -> str:
+        model = self._fields.get("model_type")
+        return (f"Plan(model_type={model!r}, entries={len(self.param_plan)}, "
+                f"hash={self.content_hash[:19]}…)")
+
+    def to_json(self) -> dict[str, Any]:
+        """A fresh, mutable deep copy as plain dicts and lists."""
+        from metaplan.frozen import thaw
+
+        return {key: thaw(value) for key, value in self._fields.items()}
+
+
+_ABSENT: Any = object()
+
+
+def _field(key: str, value: Any, source: str | None) -> Any:
+    """Freeze one owned raw top-level value, checking the shape the passes rely on."""
+    if value is None:
+        return None
+    if key in _MAP_FIELDS:
+        if not isinstance(value, dict):
+            raise PlanError(f"must be an object of FQN -> value, found {_kind(value)}",
+                            path=(key,), source=source)
+        return pmap_of(value)
+    if key in _LIST_FIELDS and not isinstance(value, list):
+        raise PlanError(f"must be an array, found {_kind(value)}", path=(key,), source=source)
+    return freeze_owned(value)
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+             type(None): "null", int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
+    """Parse a plan from JSON text."""
+    return Plan._from_raw(parse_json(data, source=source), source=source)
+
+
+def load(path: str | os.PathLike[str]) -> Plan:
+    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file."""
+    source = os.fspath(path)
+    return loads(read_bytes(path), source=source)
+
+
+def dumps(plan: Plan) -> bytes:
+    """The plan as ``json.dumps(obj, indent=2, sort_keys=True)`` would write it."""
+    return dumps_pretty(plan.fields)
+
+
+def dump(plan: Plan, path: str | os.PathLike[str]) -> None:
+    """Write the plan to ``path`` (gzipped for ``.gz``), atomically."""
+    write_atomic(path, dumps(plan))

@@ -1,0 +1,269 @@
+"""Inline rules and strategy specs: the data the EP stage reads.
+
+Rules come from the plan's own ``injections`` (and ``module_overrides``)
+unless given; specs come from a registry keyed by ``(target, model_type)``,
+looked up exactly, then with ``model_type=None``.
+
+>>> spec = BUILTIN_SPECS.lookup(
+...     "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn", "any")
+>>> spec.target_class, spec.strip_boundary_subpatterns
+('DeepseekV3MoE', ('experts.*', 'shared_experts'))
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyrsistent import PMap, PVector, pmap
+
+from metaplan.errors import SpecError, format_path
+from metaplan.frozen import JSONMap, freeze, thaw
+from metaplan.jsonio import read_json
+
+__all__ = [
+    "BUILTIN_SPECS",
+    "InlineRule",
+    "SpecRegistry",
+    "StrategySpec",
+    "load_rules",
+    "load_specs",
+    "rules_from_plan",
+]
+
+
+@dataclass(frozen=True)
+class InlineRule:
+    """Where an inline strategy applies: FQN glob patterns and the strategy's targets."""
+
+    match: tuple[str, ...]
+    local_compute_target: str | None = None
+    when: Any = None
+    module_type: str | None = None
+    replace_target: str | None = None
+    inner_wrapper_target: str | None = None
+    region_dispatch: Any = None
+    options: JSONMap = field(default_factory=JSONMap)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data; :func:`rule_from_json` reads it back."""
+        return {"match": list(self.match), "local_compute_target": self.local_compute_target,
+                "when": thaw(self.when), "module_type": self.module_type,
+                "replace_target": self.replace_target,
+                "inner_wrapper_target": self.inner_wrapper_target,
+                "region_dispatch": thaw(self.region_dispatch), "options": thaw(self.options)}
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """What an inline strategy target does: the class it inlines and the sub-modules it owns."""
+
+    target: str
+    kind: str
+    target_class: str | None = None
+    strip_boundary_subpatterns: tuple[str, ...] = ()
+    model_type: str | None = None
+    options: JSONMap = field(default_factory=JSONMap)
+
+
+@dataclass(frozen=True)
+class SpecRegistry:
+    """Specs keyed by ``(target, model_type)``; immutable, extend with :meth:`with_specs`."""
+
+    specs: PMap = field(default_factory=pmap)
+
+    @classmethod
+    def of(cls, specs: Iterable[StrategySpec]) -> SpecRegistry:
+        """A registry of ``specs``; a later spec for the same key replaces an earlier one."""
+        return cls(pmap({(spec.target, spec.model_type): spec for spec in specs}))
+
+    def with_specs(self, specs: Iterable[StrategySpec]) -> SpecRegistry:
+        """This registry plus ``specs`` (which win on equal keys)."""
+        return SpecRegistry(self.specs.update({(s.target, s.model_type): s for s in specs}))
+
+    def lookup(self, target: str, model_type: str | None) -> StrategySpec | None:
+        """The spec for ``(target, model_type)``, else ``(target, None)``, else ``None``."""
+        spec: StrategySpec | None = self.specs.get((target, model_type))
+        return spec if spec is not None else self.specs.get((target, None))
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def __repr__(self) -> str:
+        return f"SpecRegistry(<{len(self.specs)} specs>)"
+
+
+_UPSTREAM = "hyper_parallel"
+BUILTIN_SPECS = SpecRegistry.of((
+    StrategySpec(
+        target=f"{_UPSTREAM}.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn",
+        kind="moe_ep_routed", target_class="DeepseekV3MoE",
+        strip_boundary_subpatterns=("experts.*", "shared_experts")),
+    StrategySpec(
+        target=f"{_UPSTREAM}.models.qwen3_moe.adapter.distributed.expert_parallel"
+               ".qwen3moe_ep_compute_fn",
+        kind="moe_ep_routed", target_class="Qwen3MoeSparseMoeBlock",
+        strip_boundary_subpatterns=()),
+))
+"""The upstream archetypes: DeepSeek-V3 and Qwen3-MoE expert-parallel strategies."""
+
+
+# reading specs ---------------------------------------------------------------
+
+
+def _string(value: Any, where: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        need = "a string or null" if optional else "a string"
+        raise SpecError(f"{where}: must be {need}, found {value!r}", source=where)
+    return value
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple, PVector)) or not all(isinstance(v, str) for v in value):
+        raise SpecError(f"{where}: must be a string or an array of strings, found {value!r}",
+                        source=where)
+    return tuple(value)
+
+
+_SPEC_KEYS = {"target", "kind", "target_class", "strip_boundary_subpatterns", "model_type"}
+
+
+def spec_from_json(obj: Any, where: str = "spec") -> StrategySpec:
+    """A :class:`StrategySpec` from one object of a specs file."""
+    if not isinstance(obj, Mapping):
+        raise SpecError(f"{where}: a spec is an object, found {obj!r}", source=where)
+    return StrategySpec(
+        target=_string(obj.get("target"), f"{where}.target") or "",
+        kind=_string(obj.get("kind", ""), f"{where}.kind") or "",
+        target_class=_string(obj.get("target_class"), f"{where}.target_class", optional=True),
+        strip_boundary_subpatterns=_strings(obj.get("strip_boundary_subpatterns"),
+                                            f"{where}.strip_boundary_subpatterns"),
+        model_type=_string(obj.get("model_type"), f"{where}.model_type", optional=True),
+        options=freeze({k: v for k, v in obj.items() if k not in _SPEC_KEYS}),
+    )
+
+
+def specs_from_json(obj: Any, source: str = "specs") -> SpecRegistry:
+    """A registry from ``{"specs": [...]}`` (or a bare array of specs)."""
+    items = obj.get("specs") if isinstance(obj, Mapping) else obj
+    if not isinstance(items, list):
+        raise SpecError(f'{source}: expected {{"specs": [...]}}, found {type(obj).__name__}',
+                        source=source)
+    return SpecRegistry.of(spec_from_json(item, f"{source}: specs[{i}]")
+                           for i, item in enumerate(items))
+
+
+def load_specs(path: str | os.PathLike[str]) -> SpecRegistry:
+    """Read a specs file (the format of ``fixtures/specs.json``)."""
+    source = os.fspath(path)
+    return specs_from_json(read_json(path), source)
+
+
+# reading rules ---------------------------------------------------------------
+
+
+def _target_of(value: Any, where: str) -> str | None:
+    """A target written as a string, or as an object's ``_target_`` / ``target`` key."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        target = value.get("_target_") or value.get("target")
+        return _string(target, f"{where}._target_", optional=True)
+    raise SpecError(f"{where}: must be a string or an object with _target_, found {value!r}",
+                    source=where)
+
+
+_RULE_KEYS = ("match", "local_compute_target", "when", "module_type", "replace_target",
+              "inner_wrapper_target", "region_dispatch", "options")
+
+
+def rule_from_json(obj: Any, where: str = "rule") -> InlineRule:
+    """An :class:`InlineRule` from its JSON form (the fields of :class:`InlineRule`)."""
+    if not isinstance(obj, Mapping):
+        raise SpecError(f"{where}: a rule is an object, found {obj!r}", source=where)
+    unknown = sorted(set(obj) - set(_RULE_KEYS))
+    if unknown:
+        raise SpecError(f"{where}: unknown rule field(s) {unknown}; known: {list(_RULE_KEYS)}",
+                        source=where)
+    match = _strings(obj.get("match"), f"{where}.match")
+    if not match:
+        raise SpecError(f"{where}.match: a rule needs at least one pattern", source=where)
+    return InlineRule(
+        match=match,
+        local_compute_target=_target_of(obj.get("local_compute_target"),
+                                        f"{where}.local_compute_target"),
+        when=freeze(obj.get("when")),
+        module_type=_string(obj.get("module_type"), f"{where}.module_type", optional=True),
+        replace_target=_target_of(obj.get("replace_target"), f"{where}.replace_target"),
+        inner_wrapper_target=_target_of(obj.get("inner_wrapper_target"),
+                                        f"{where}.inner_wrapper_target"),
+        region_dispatch=freeze(obj.get("region_dispatch")),
+        options=freeze(obj.get("options") or {}),
+    )
+
+
+def rules_from_json(obj: Any, source: str = "rules") -> tuple[InlineRule, ...]:
+    """Rules from ``{"rules": [...]}`` or a bare array of rule objects."""
+    items = obj.get("rules") if isinstance(obj, Mapping) else obj
+    if not isinstance(items, list):
+        raise SpecError(f'{source}: expected {{"rules": [...]}} or an array of rules',
+                        source=source)
+    return tuple(rule_from_json(item, f"{source}: rules[{i}]") for i, item in enumerate(items))
+
+
+def load_rules(path: str | os.PathLike[str]) -> tuple[InlineRule, ...]:
+    """Read a rules file: ``{"rules": [{"match": [...], "local_compute_target": ...}]}``."""
+    source = os.fspath(path)
+    return rules_from_json(read_json(path), source)
+
+
+def _injection_rule(obj: Any, path: tuple[Any, ...]) -> InlineRule:
+    where = format_path(path)
+    if not isinstance(obj, Mapping) or "match" not in obj:
+        raise SpecError(f"{where}: an injection is an object with a match, found {obj!r}",
+                        source=where)
+    return InlineRule(
+        match=_strings(obj["match"], f"{where}.match"),
+        local_compute_target=_target_of(obj.get("local_compute_fn"),
+                                        f"{where}.local_compute_fn"),
+        options=freeze({k: v for k, v in obj.items() if k not in ("match", "local_compute_fn")}),
+    )
+
+
+def _override_rule(obj: Any, path: tuple[Any, ...]) -> InlineRule:
+    where = format_path(path)
+    if not isinstance(obj, Mapping) or "match" not in obj:
+        raise SpecError(f"{where}: a module override is an object with a match, found {obj!r}",
+                        source=where)
+    replace = obj.get("replace_target", obj.get("target", obj.get("_target_")))
+    return InlineRule(
+        match=_strings(obj["match"], f"{where}.match"),
+        replace_target=_target_of(replace, f"{where}.replace_target"),
+        module_type=_string(obj.get("module_type"), f"{where}.module_type", optional=True),
+        options=freeze({k: v for k, v in obj.items()
+                        if k not in ("match", "replace_target", "target", "_target_",
+                                     "module_type")}),
+    )
+
+
+def rules_from_plan(plan: Mapping[str, Any]) -> tuple[InlineRule, ...]:
+    """The rules a plan's codegen applied: one per injection, then one per module override.
+
+    An injection gives ``match=(injection["match"],)`` and
+    ``local_compute_target`` = its ``local_compute_fn`` (a string, or an object's
+    ``_target_`` / ``target``); its other fields become ``options``. A module
+    override gives a rule with ``replace_target`` and no local compute target.
+    """
+    injections = plan.get("injections") or ()
+    overrides = plan.get("module_overrides") or ()
+    return (tuple(_injection_rule(obj, ("injections", i)) for i, obj in enumerate(injections))
+            + tuple(_override_rule(obj, ("module_overrides", i))
+                    for i, obj in enumerate(overrides)))
