@@ -24,10 +24,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from pyrsistent import PMap, pmap
+from pyrsistent import PMap
 
 from metaplan.errors import ConflictError, InputError, format_path
-from metaplan.frozen import JSONMap, freeze, json_equal, thaw, to_raw
+from metaplan.frozen import (
+    JSONMap,
+    freeze,
+    json_equal,
+    mirror,
+    pmap_with_mirror,
+    remember_mirror,
+    thaw,
+    to_raw,
+)
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.plan import Plan
 
@@ -155,57 +164,116 @@ _MISSING: Any = object()
 _REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
 
 
-class _Edit:
-    """Pending edits over one map (a PMap or a JSONMap), finished all at once."""
+class _Work:
+    """A private working copy of one map (a PMap or a JSONMap) along the changed paths.
 
-    __slots__ = ("base", "delta", "raw")
+    ``items`` is a dict copy of the map's items, ``kids`` the working copies of
+    the children changes descend into; :meth:`finish` freezes it all back,
+    sharing every untouched value with the original.
+    """
 
-    def __init__(self, base: Any, path: tuple[str, ...]) -> None:
+    __slots__ = ("base", "copies", "items", "kids", "raw", "touched")
+
+    def __init__(self, base: Any, path: Sequence[str]) -> None:
         if type(base) is JSONMap:
             self.raw = True
+            self.items = dict(base._data)
         elif isinstance(base, PMap):
             self.raw = False
+            self.items = mirror(base).copy()
         else:
             raise ConflictError(
                 f"{format_path(path)}: expected an object to descend into, found "
-                f"{_short(base)}", path=path, found=base)
+                f"{_short(base)}", path=tuple(path), found=base)
         self.base = base
-        self.delta: dict[str, Any] = {}
+        self.kids: dict[str, _Work] = {}
+        self.copies: dict[str, dict[str, Any]] = {}  # raw copies of JSONMap children
+        self.touched: set[str] = set()
 
-    def get(self, key: str) -> Any:
-        value = self.delta.get(key, _MISSING)
-        if value is _MISSING:
-            return self.base.get(key, _MISSING)
-        return value
+    def child(self, key: str, path: Sequence[str], depth: int) -> _Work:
+        kid = self.kids.get(key)
+        if kid is None:
+            if key in self.copies:
+                self.items[key] = JSONMap._adopt(self.copies.pop(key))
+            value = self.items.get(key, _MISSING)
+            if value is _MISSING:
+                where = path[:depth + 1]
+                raise ConflictError(f"{format_path(where)}: the record changes it, but the "
+                                    "plan has no such key", path=tuple(where))
+            if self.raw and type(value) is dict:
+                value = JSONMap._adopt(value)
+            kid = self.kids[key] = _Work(value, path[:depth + 1])
+            self.touched.add(key)
+        return kid
+
+    def terminal(self, change: Change) -> None:
+        key = change.path[-1]
+        if self.kids and key in self.kids:
+            self.items[key] = self._store(self.kids.pop(key).finish())
+        elif self.copies and key in self.copies:
+            self.items[key] = JSONMap._adopt(self.copies.pop(key))
+        _edit_dict(self.items, key, change, self.raw)
+        self.touched.add(key)
+
+    def grandchild_terminal(self, key: str, change: Change) -> None:
+        """``change`` sets a key of the JSONMap child ``key``: patch a raw copy of it.
+
+        The common case (a flag on one entry) without a working copy per entry.
+        """
+        data = self.copies.get(key)
+        if data is None:
+            value = self.items.get(key, _MISSING) if key not in self.kids else None
+            if type(value) is not JSONMap:
+                self.child(key, change.path, len(change.path) - 3).terminal(change)
+                return
+            data = self.copies[key] = dict(value._data)
+            self.touched.add(key)
+        _edit_dict(data, change.path[-1], change, True)
+
+    def _store(self, value: Any) -> Any:
+        return to_raw(value) if self.raw else value
 
     def finish(self) -> Any:
-        delta, base = self.delta, self.base
-        if not delta:
-            return base
+        items = self.items
+        for key, data in self.copies.items():
+            items[key] = JSONMap._adopt(data)
+        if self.kids:
+            store = self._store
+            for key, kid in self.kids.items():
+                items[key] = store(kid.finish())
+            self.kids = {}
         if self.raw:
-            data = dict(base._data)
-            for key, value in delta.items():
-                if value is _MISSING:
-                    data.pop(key, None)
-                else:
-                    data[key] = to_raw(value)
-            return JSONMap._adopt(data)
-        if len(delta) * _REBUILD_FRACTION < len(base):
-            evolver = base.evolver()
-            for key, value in delta.items():
-                if value is _MISSING:
-                    if key in evolver:
-                        evolver.remove(key)
-                else:
-                    evolver.set(key, value)
-            return evolver.persistent()
-        rebuilt = dict(base.items())
-        for key, value in delta.items():
+            return JSONMap._adopt(items)
+        base = self.base
+        if len(self.touched) * _REBUILD_FRACTION >= len(base):
+            return pmap_with_mirror(items)
+        evolver = base.evolver()
+        for key in self.touched:
+            value = items.get(key, _MISSING)
             if value is _MISSING:
-                rebuilt.pop(key, None)
+                if key in evolver:
+                    evolver.remove(key)
             else:
-                rebuilt[key] = value
-        return pmap(rebuilt)
+                evolver.set(key, value)
+        result = evolver.persistent()
+        remember_mirror(result, items)
+        return result
+
+
+def _edit_dict(items: dict[str, Any], key: str, change: Change, raw: bool) -> None:
+    """Check ``change`` against ``items[key]``, then make it (raw values when ``raw``)."""
+    current = items.get(key, _MISSING)
+    if current is not change.old or change.op == "add":
+        _check(change, _view_raw(current) if raw else current)
+    if change.op == "remove":
+        del items[key]
+    else:
+        items[key] = to_raw(change.new) if raw else change.new
+
+
+def _view_raw(value: Any) -> Any:
+    kind = type(value)
+    return JSONMap._adopt(value) if kind is dict else value
 
 
 def _short(value: Any) -> str:
@@ -213,64 +281,45 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _terminal(edit: _Edit, change: Change) -> None:
-    """Check ``change``'s precondition against the current value, then record it."""
-    key = change.path[-1]
-    current = edit.get(key)
-    where = format_path(change.path)
+def _check(change: Change, current: Any) -> None:
+    """Raise unless ``current`` (``_MISSING`` when absent) is what ``change`` expects."""
     if change.op == "add":
         if current is not _MISSING:
-            raise ConflictError(f"{where}: the record adds it, but the plan already has "
-                                f"{_short(current)}", path=change.path, found=current)
-        edit.delta[key] = change.new
-        return
-    if current is _MISSING:
-        raise ConflictError(f"{where}: the record expects {_short(change.old)}, but the plan "
-                            "has no such key", path=change.path, expected=change.old)
-    if not json_equal(current, change.old):
-        raise ConflictError(f"{where}: the record expects {_short(change.old)}, but the plan "
-                            f"has {_short(current)}", path=change.path, expected=change.old,
-                            found=current)
-    edit.delta[key] = _MISSING if change.op == "remove" else change.new
-
-
-def _edit(node: Any, changes: Sequence[Change], depth: int) -> Any:
-    """Apply ``changes`` (all below ``node``, at ``path[depth:]``) in order."""
-    edit = _Edit(node, changes[0].path[:depth])
-    pending: dict[str, list[Change]] = {}
-    for change in changes:
-        key = change.path[depth]
-        if len(change.path) == depth + 1:
-            if key in pending:
-                _descend(edit, key, pending.pop(key), depth)
-            _terminal(edit, change)
-        else:
-            group = pending.get(key)
-            if group is None:
-                pending[key] = [change]
-            else:
-                group.append(change)
-    for key, group in pending.items():
-        _descend(edit, key, group, depth)
-    return edit.finish()
-
-
-def _descend(edit: _Edit, key: str, group: list[Change], depth: int) -> None:
-    child = edit.get(key)
-    if child is _MISSING:
-        path = group[0].path[:depth + 1]
-        raise ConflictError(f"{format_path(path)}: the record changes it, but the plan has no "
-                            "such key", path=path)
-    if edit.raw and type(child) is dict:
-        child = JSONMap._adopt(child)
-    edit.delta[key] = _edit(child, group, depth + 1)
+            raise ConflictError(f"{format_path(change.path)}: the record adds it, but the plan "
+                                f"already has {_short(current)}", path=change.path,
+                                found=current)
+    elif current is _MISSING:
+        raise ConflictError(f"{format_path(change.path)}: the record expects "
+                            f"{_short(change.old)}, but the plan has no such key",
+                            path=change.path, expected=change.old)
+    elif current is not change.old and not json_equal(current, change.old):
+        raise ConflictError(f"{format_path(change.path)}: the record expects "
+                            f"{_short(change.old)}, but the plan has {_short(current)}",
+                            path=change.path, expected=change.old, found=current)
 
 
 def apply_changes(plan: Plan, changes: Sequence[Change]) -> Plan:
     """Apply ``changes`` in order, checking each old value; no hash checks."""
     if not changes:
         return plan
-    return Plan(_edit(plan.fields, changes, 0))
+    root = _Work(plan.fields, ())
+    for change in changes:
+        path = change.path
+        depth = len(path) - 1
+        if depth == 0:
+            root.terminal(change)
+        elif depth == 2:  # param_plan[fqn][flag]: the shape passes make
+            parent = root.child(path[0], path, 0)
+            if parent.raw:
+                parent.child(path[1], path, 1).terminal(change)
+            else:
+                parent.grandchild_terminal(path[1], change)
+        else:
+            work = root
+            for i in range(depth):
+                work = work.child(path[i], path, i)
+            work.terminal(change)
+    return Plan(root.finish())
 
 
 def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:

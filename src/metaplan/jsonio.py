@@ -10,19 +10,18 @@ integers; anything else falls back to the stdlib writer.
 from __future__ import annotations
 
 import contextlib
-import gc
 import gzip
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from metaplan.errors import InputError
-from metaplan.frozen import JSONFloat, orjson_default, thaw
+from metaplan.frozen import JSONFloat, orjson_default, paused_gc, thaw
 
 __all__ = [
     "dumps_pretty",
@@ -36,18 +35,6 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic collector while building a large acyclic tree."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -55,7 +42,7 @@ def _reject_constant(name: str) -> Any:
 def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
     """Parse JSON text into raw dicts and lists (floats as ``JSONFloat``)."""
     try:
-        with _no_gc():
+        with paused_gc():
             return json.loads(data, parse_float=JSONFloat, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(

@@ -30,6 +30,7 @@ import toolz
 
 from metaplan.changes import Change, ChangeRecord, apply, compose, make_record
 from metaplan.errors import PassError
+from metaplan.frozen import paused_gc
 from metaplan.plan import Plan
 
 __all__ = [
@@ -174,7 +175,8 @@ def _step(passes_done: tuple[str, ...]) -> Callable[[PassResult, Pass], PassResu
 def run(passes: Sequence[Pass], plan: Plan) -> Trace:
     """Run ``passes`` in order on ``plan``; keep every state and record."""
     start = PassResult(plan, ChangeRecord("<input>", "", ""))
-    results = tuple(toolz.accumulate(_step(()), passes, start))
+    with paused_gc():
+        results = tuple(toolz.accumulate(_step(()), passes, start))
     return Trace(tuple(_name(p) for p in passes), tuple(r.plan for r in results),
                  tuple(r.record for r in results[1:]))
 

@@ -23,7 +23,14 @@ from typing import Any
 from pyrsistent import PMap, PVector, pmap, pvector
 
 from metaplan.errors import PlanError
-from metaplan.frozen import canonical_bytes, freeze_owned, json_equal, pmap_of, to_raw
+from metaplan.frozen import (
+    canonical_bytes,
+    freeze_owned,
+    json_equal,
+    paused_gc,
+    pmap_of,
+    to_raw,
+)
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 
 __all__ = ["Plan", "dump", "dumps", "load", "loads"]
@@ -175,7 +182,8 @@ def _kind(value: Any) -> str:
 
 def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
     """Parse a plan from JSON text."""
-    return Plan._from_raw(parse_json(data, source=source), source=source)
+    with paused_gc():
+        return Plan._from_raw(parse_json(data, source=source), source=source)
 
 
 def load(path: str | os.PathLike[str]) -> Plan:

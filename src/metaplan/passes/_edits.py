@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from metaplan.changes import Change
-from metaplan.frozen import JSONMap
+from metaplan.frozen import JSONMap, mirror
 from metaplan.plan import Plan
 
 __all__ = ["set_flag", "unboundary"]
@@ -37,8 +37,8 @@ def unboundary(plan: Plan, marks: Mapping[str, str]) -> list[Change]:
     ``marks`` maps FQN -> why. Entry changes come first, then class-map
     removals, each in FQN order.
     """
-    param_plan = plan.param_plan
-    classes = plan.boundary_classes
+    param_plan = mirror(plan.param_plan)
+    classes = mirror(plan.boundary_classes)
     order = sorted(marks)
     changes = []
     for fqn in order:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from metaplan.changes import Change
-from metaplan.frozen import JSONMap
+from pyrsistent import PMap
+
+from metaplan.frozen import JSONMap, mirror
 from metaplan.passes._edits import set_flag
 from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
@@ -30,9 +32,10 @@ __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_bou
 def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, str]:
     """Class -> the first (in FQN order) non-boundary FQN of that class."""
     example: dict[Any, str] = {}
-    for fqn, entry in plan.param_plan.items():
+    classes = mirror(class_map) if isinstance(class_map, PMap) else class_map
+    for fqn, entry in mirror(plan.param_plan).items():
         if type(entry) is JSONMap and entry.get("is_boundary") is False:
-            cls = class_map.get(fqn)
+            cls = classes.get(fqn)
             if cls is not None:
                 known = example.get(cls)
                 if known is None or fqn < known:
@@ -52,9 +55,9 @@ class MarkSharedClassBoundaries(ChangesPass):
         example = non_boundary_classes(plan, class_map)
         if not example:
             return []
-        param_plan = plan.param_plan
+        param_plan = mirror(plan.param_plan)
         changes = []
-        shared = sorted((fqn, cls) for fqn, cls in plan.boundary_classes.items()
+        shared = sorted((fqn, cls) for fqn, cls in mirror(plan.boundary_classes).items()
                         if cls in example)
         for fqn, cls in shared:
             why = f"class {cls} is shared with non-boundary {example[cls]}"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from metaplan.changes import Change
+from metaplan.frozen import mirror
 from metaplan.passes._edits import unboundary
 from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
@@ -149,12 +150,12 @@ class StripEPSubBoundaries(ChangesPass):
     def changes(self, plan: Plan) -> list[Change]:
         rules = rules_from_plan(plan) if self.rules is None else self.rules
         model_type = plan.model_type if self.model_type is FROM_PLAN else self.model_type
-        targets = find_ep_targets(plan.boundary_classes, rules, self.specs, model_type)
+        targets = find_ep_targets(mirror(plan.boundary_classes), rules, self.specs, model_type)
         if not targets:
             return []
         marks = {fqn: target.why for fqn, target in targets.items()}
         if any(target.strip_patterns for target in targets.values()):
-            fqns = sorted(plan.param_plan)
+            fqns = sorted(mirror(plan.param_plan))
             for target in targets.values():
                 for fqn, why in _sub_modules(fqns, target):
                     marks.setdefault(fqn, why)

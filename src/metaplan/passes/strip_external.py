@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from metaplan.changes import Change
+from metaplan.frozen import mirror
 from metaplan.passes._edits import unboundary
 from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
@@ -31,7 +32,7 @@ class StripExternalStateBoundaries(ChangesPass):
             return []
         marks = {fqn: (f"class {cls} is an external-state class: an inline strategy body "
                        "replaces its forward")
-                 for fqn, cls in plan.boundary_classes.items() if cls in external}
+                 for fqn, cls in mirror(plan.boundary_classes).items() if cls in external}
         return unboundary(plan, marks)
 
     def __repr__(self) -> str:

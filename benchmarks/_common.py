@@ -1,0 +1,56 @@
+"""Shared helpers for the benchmark scripts: fixtures, timing, printing ratios."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+
+
+def fixture(name: str) -> Path:
+    """The path of a bundled fixture, e.g. ``deepseek_v3.hf4``."""
+    return DATA / f"{name}.json.gz"
+
+
+def read_raw(name: str) -> bytes:
+    """The uncompressed JSON text of a bundled fixture."""
+    return gzip.decompress(fixture(name).read_bytes())
+
+
+def load_dict(name: str) -> dict[str, Any]:
+    """A bundled fixture as plain dicts (the seed's view)."""
+    return json.loads(read_raw(name))
+
+
+def timed(setup: Callable[[], Any], run: Callable[[Any], Any], *, repeat: int = 5) -> list[float]:
+    """Seconds for ``run(setup())`` per repetition; setup and a full GC stay untimed."""
+    times = []
+    for _ in range(repeat):
+        arg = setup()
+        gc.collect()
+        start = time.perf_counter()
+        run(arg)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def report(label: str, baseline: list[float], ours: list[float], *, floor: float | None = None,
+           goal: float | None = None) -> float:
+    """Print medians and the speed-up ratio baseline/ours; return the ratio."""
+    base, mine = statistics.median(baseline), statistics.median(ours)
+    ratio = base / mine
+    bar = ""
+    if floor is not None:
+        bar = f"  floor {floor:g}x: {'ok' if ratio >= floor else 'MISSED'}"
+        if goal is not None:
+            bar += f", goal {goal:g}x: {'ok' if ratio >= goal else 'missed'}"
+    print(f"{label:42s} seed {base * 1000:9.1f} ms   metaplan {mine * 1000:8.1f} ms   "
+          f"{ratio:6.2f}x{bar}", flush=True)
+    return ratio

