@@ -224,7 +224,7 @@ class _Work:
         if data is None:
             value = self.items.get(key, _MISSING) if key not in self.kids else None
             if type(value) is not JSONMap:
-                self.child(key, change.path, len(change.path) - 3).terminal(change)
+                self.child(key, change.path, len(change.path) - 2).terminal(change)
                 return
             data = self.copies[key] = dict(value._data)
             self.touched.add(key)
@@ -329,7 +329,12 @@ def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
     the first conflicting path), then the plan's content hash against the
     record's base, and the result's against the record's result.
     """
-    result = apply_changes(plan, record.changes)
+    try:
+        result = apply_changes(plan, record.changes)
+    except ConflictError as exc:
+        raise ConflictError(f"record {record.pass_name!r}: {exc}", path=exc.path,
+                            expected=exc.expected, found=exc.found,
+                            record=record.pass_name) from None
     if check_hash:
         if plan.content_hash != record.base:
             raise ConflictError(

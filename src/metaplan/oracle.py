@@ -5,6 +5,10 @@ seed's ``normalize_inline_meta`` does (all-pairs ``fnmatch`` loops, one
 ``strip_patterns`` for every rule), reading fields as dict keys instead of
 attributes. Tests compare every pass against it; benchmarks time it as the
 baseline. It is deliberately not optimized.
+
+``per_spec_patterns=True`` makes the one documented change metaplan makes:
+each spec's strip patterns apply to the targets that spec claimed (the seed
+applies the last non-empty spec's patterns to every target).
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ __all__ = ["reference_normalize"]
 
 def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
                         model_type: str | None = None, *,
-                        specs: SpecRegistry = BUILTIN_SPECS) -> None:
+                        specs: SpecRegistry = BUILTIN_SPECS,
+                        per_spec_patterns: bool = False) -> None:
     """The seed's ``normalize_inline_meta`` on a dict ``meta``, in place."""
     rules = tuple(rules)
     full_class_map = dict(meta.get("boundary_classes", None) or {})
-    _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup)
+    _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup, per_spec_patterns)
     _strip_external_state_boundaries(meta)
     _mark_shared_class_boundaries(meta, full_class_map)
 
@@ -45,11 +50,13 @@ def _strip_external_state_boundaries(meta: dict[str, Any]) -> None:
 def _strip_ep_sub_boundaries(
     meta: dict[str, Any], rules: tuple[InlineRule, ...], model_type: str | None,
     strategy_spec: Callable[[str, str | None], StrategySpec | None],
+    per_spec_patterns: bool,
 ) -> None:
     param_plan = meta.get("param_plan", None) or {}
     boundary_classes = meta.get("boundary_classes", None) or {}
     ep_fqns: set[str] = set()
     strip_patterns: tuple[str, ...] = ()
+    own_patterns: dict[str, list[str]] = {}  # per_spec_patterns: ep fqn -> its specs' patterns
     for rule in rules:
         target = rule.local_compute_target
         if target is None:
@@ -63,11 +70,14 @@ def _strip_ep_sub_boundaries(
             for fqn, cls in boundary_classes.items():
                 if fnmatch(fqn, pattern) and cls == spec.target_class:
                     ep_fqns.add(fqn)
+                    own_patterns.setdefault(fqn, []).extend(spec.strip_boundary_subpatterns)
     if not ep_fqns:
         return
     mark_fqns: set[str] = set()
     for ep_fqn in ep_fqns:
         mark_fqns.add(ep_fqn)
+        if per_spec_patterns:
+            strip_patterns = tuple(own_patterns[ep_fqn])
         if not strip_patterns:
             continue
         sub_prefix = ep_fqn + "."

@@ -1,0 +1,167 @@
+"""The ``metaplan`` command: normalize, replay, invert, explain and hash plans.
+
+Exit 0 on success, 2 on bad input or a refused replay (one paragraph on
+stderr, no traceback); an ``-o`` file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from metaplan.changes import ChangeRecord, dumps_records, invert, load_records
+from metaplan.errors import ConflictError, InputError, PassError
+from metaplan.frozen import thaw
+from metaplan.jsonio import dumps_pretty, write_many_atomic
+from metaplan.normalize import normalize
+from metaplan.passes import FROM_PLAN
+from metaplan.pipeline import replay
+from metaplan.plan import Plan, dumps, load
+from metaplan.rules import load_rules, load_specs
+
+__all__ = ["main"]
+
+
+def _emit(outputs: dict[str, bytes], stdout: bytes | None) -> None:
+    if outputs:
+        write_many_atomic(outputs)
+    if stdout is not None:
+        sys.stdout.buffer.write(stdout)
+        sys.stdout.buffer.flush()
+
+
+def _normalized(args: argparse.Namespace) -> tuple[Plan, tuple[ChangeRecord, ...]]:
+    plan = load(args.plan)
+    specs = load_specs(args.specs) if args.specs else None
+    rules = load_rules(args.rules) if args.rules else None
+    model_type: Any = args.model_type if args.model_type is not None else FROM_PLAN
+    result = normalize(plan, specs=specs, rules=rules, model_type=model_type)
+    return result.plan, result.records
+
+
+def _cmd_normalize(args: argparse.Namespace) -> int:
+    plan, records = _normalized(args)
+    outputs: dict[str, bytes] = {}
+    if args.record:
+        outputs[args.record] = dumps_records(records)
+    text = dumps(plan)
+    if args.output:
+        outputs[args.output] = text
+    _emit(outputs, None if args.output else text)
+    if args.output and not args.quiet:
+        counts = ", ".join(f"{r.pass_name}: {len(r)}" for r in records)
+        print(f"metaplan: wrote {args.output} ({plan.content_hash}); changes: {counts}",
+              file=sys.stderr)
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    plan = load(args.plan)
+    records = load_records(args.record)
+    result = replay(plan, records)
+    text = dumps(result)
+    _emit({args.output: text} if args.output else {}, None if args.output else text)
+    return 0
+
+
+def _cmd_invert(args: argparse.Namespace) -> int:
+    records = load_records(args.record)
+    text = dumps_records(invert(record) for record in reversed(records))
+    _emit({args.output: text} if args.output else {}, None if args.output else text)
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    _, records = _normalized(args)
+    found = False
+    for record in records:
+        for change in record.touching(("param_plan", args.fqn)) + record.touching(
+                ("boundary_classes", args.fqn)):
+            found = True
+            old = "" if change.op == "add" else f" {_short(change.old)} ->"
+            new = "" if change.op == "remove" else f" {_short(change.new)}"
+            path = "/".join(change.path)
+            print(f"{record.pass_name}: {change.op} {path}:{old}{new}\n    why: {change.why}")
+    if not found:
+        print(f"{args.fqn}: normalize changes nothing here")
+    return 0
+
+
+def _short(value: Any) -> str:
+    return dumps_pretty(thaw(value)).decode() if isinstance(value, (str, bool)) else repr(
+        thaw(value))
+
+
+def _cmd_hash(args: argparse.Namespace) -> int:
+    for path in args.plans:
+        print(f"{load(path).content_hash}  {path}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metaplan",
+        description="Normalize frozen parallelization plans (codegen_meta.json) with pure, "
+                    "recorded passes.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def rules_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+        sub.add_argument("--specs", metavar="F",
+                         help="strategy specs JSON (default: the built-in registry)")
+        sub.add_argument("--rules", metavar="F",
+                         help="inline rules JSON (default: from the plan's injections)")
+        sub.add_argument("--model-type", metavar="T",
+                         help="model type for spec lookup (default: the plan's model_type)")
+
+    sub = commands.add_parser("normalize", help="normalize a plan as the seed does")
+    rules_options(sub)
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    sub.add_argument("--record", metavar="REC", help="also write the change records here")
+    sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    sub.set_defaults(run=_cmd_normalize)
+
+    sub = commands.add_parser("replay", help="apply change records to a plan, checked")
+    sub.add_argument("plan", metavar="PLAN")
+    sub.add_argument("record", metavar="REC")
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    sub.set_defaults(run=_cmd_replay)
+
+    sub = commands.add_parser("invert", help="write the records that undo REC")
+    sub.add_argument("record", metavar="REC")
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    sub.set_defaults(run=_cmd_invert)
+
+    sub = commands.add_parser("explain", help="say what normalize does to one module, and why")
+    rules_options(sub)
+    sub.add_argument("fqn", metavar="FQN", help="module FQN, e.g. model.layers.3.mlp")
+    sub.set_defaults(run=_cmd_explain)
+
+    sub = commands.add_parser("hash", help="print the content hash of plans")
+    sub.add_argument("plans", metavar="PLAN", nargs="+")
+    sub.set_defaults(run=_cmd_hash)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    gc.disable()  # one short job over one big acyclic tree: collections only cost time
+    args = _parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+        return code
+    except (InputError, ConflictError, PassError) as exc:
+        message = str(exc)
+        if isinstance(exc, ConflictError):
+            message = f"replay refused: {message}"
+        print(f"metaplan {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Hypothesis strategies for realistic plans, and the laws every pass must keep.
+
+Needs the ``test`` extra (hypothesis). Use it for your own passes::
+
+    from hypothesis import given
+    from metaplan.testing import check_pass_laws, plans
+
+    @given(plans())
+    def test_my_pass(plan):
+        check_pass_laws(my_pass, plan)
+
+The generated plans look like real MoE model trees: dotted FQNs
+(``model.layers.3.mlp.experts.7``), dense and MoE layers, one class used as
+dense MLP, routed and shared expert at once, EP targets with sub-modules,
+external-state classes, injections with exact and glob matches, plus the odd
+shapes real files carry (non-object entries, ``is_boundary`` missing or
+``1``, FQNs in one map but not the other).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from metaplan.changes import apply, dumps_records, invert, loads_records
+from metaplan.pipeline import Pass, replay
+from metaplan.plan import Plan, dumps
+from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
+
+__all__ = [
+    "CLASSES",
+    "TARGETS",
+    "check_pass_laws",
+    "plan_dicts",
+    "plans",
+    "rule_lists",
+    "spec_registries",
+]
+
+DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
+QWEN = ("hyper_parallel.models.qwen3_moe.adapter.distributed.expert_parallel"
+        ".qwen3moe_ep_compute_fn")
+TARGETS = (DEEPSEEK, QWEN, "example.recipes.unknown_fn")
+"""Strategy targets: the two upstream archetypes and one no spec knows."""
+
+CLASSES = ("DeepseekV3MoE", "Qwen3MoeSparseMoeBlock", "MLP", "Experts", "Router", "Linear",
+           "Attention", "RMSNorm")
+"""Class names the generated plans use."""
+
+_MOE = ("DeepseekV3MoE", "Qwen3MoeSparseMoeBlock")
+_PLACEMENTS = ("R", "S(0)", "S(1)", "S(-1)", "P(sum)")
+_SUB_PATTERNS = ("experts.*", "shared_experts", "gate", "experts.?", "experts.[0-1]", "*")
+
+
+@st.composite
+def _entry(draw: st.DrawFn) -> Any:
+    """One param_plan entry: usually an object, now and then something else."""
+    shape = draw(st.sampled_from(("object",) * 12 + ("null", "list", "string")))
+    if shape == "null":
+        return None
+    if shape == "list":
+        return ["weight"]
+    if shape == "string":
+        return "opaque"
+    entry: dict[str, Any] = {}
+    flag = draw(st.sampled_from((True, True, True, False, False, "missing", 1, 0)))
+    if flag != "missing":
+        entry["is_boundary"] = flag
+    if draw(st.booleans()):
+        entry["params"] = {"weight": {"tp": draw(st.sampled_from(_PLACEMENTS))}}
+    if draw(st.booleans()):
+        entry["in_src"] = {"hidden_states": {"tp": draw(st.sampled_from(_PLACEMENTS))}}
+    if draw(st.integers(0, 9)) == 0:
+        entry["skip_source_lowering"] = draw(st.sampled_from((True, False, 1)))
+    return entry
+
+
+@st.composite
+def _modules(draw: st.DrawFn) -> list[tuple[str, str]]:
+    """``(fqn, class)`` for a small model tree with dense and MoE layers."""
+    layers = draw(st.integers(1, 5))
+    dense = draw(st.integers(0, layers))
+    moe_class = draw(st.sampled_from(_MOE))
+    expert_class = draw(st.sampled_from(("MLP", "Experts")))
+    experts = draw(st.integers(0, 4))
+    shared = draw(st.booleans())
+    gate_class = draw(st.sampled_from(("Router", "Linear")))
+    modules = [("model.embed_tokens", "Embedding"), ("lm_head", "Linear"),
+               ("model.norm", "RMSNorm")]
+    for i in range(layers):
+        base = f"model.layers.{i}"
+        modules += [(f"{base}.self_attn", "Attention"), (f"{base}.input_layernorm", "RMSNorm")]
+        if i < dense:
+            modules.append((f"{base}.mlp", "MLP"))
+            continue
+        modules += [(f"{base}.mlp", moe_class), (f"{base}.mlp.gate", gate_class)]
+        modules += [(f"{base}.mlp.experts.{e}", expert_class) for e in range(experts)]
+        if shared:
+            modules.append((f"{base}.mlp.shared_experts", "MLP"))
+    return modules
+
+
+@st.composite
+def _injection(draw: st.DrawFn, moe_fqns: list[str]) -> dict[str, Any]:
+    fqn = draw(st.sampled_from(moe_fqns)) if moe_fqns else "model.layers.0.mlp"
+    match = draw(st.sampled_from((fqn, fqn, "model.layers.*.mlp", fqn.replace(".mlp", "*"),
+                                  "model.layers.?.mlp", "model.layers.[0-2].mlp", "*.mlp.gate")))
+    target = draw(st.sampled_from(TARGETS))
+    fn = draw(st.sampled_from((target, {"_target_": target}, {"target": target})))
+    return {"match": match, "local_compute_fn": fn, "ep_size": 8}
+
+
+@st.composite
+def plan_dicts(draw: st.DrawFn) -> dict[str, Any]:
+    """A plain-dict ``codegen_meta.json`` with a realistic MoE shape."""
+    modules = draw(_modules())
+    param_plan: dict[str, Any] = {}
+    classes: dict[str, Any] = {}
+    for fqn, cls in modules:
+        where = draw(st.sampled_from(("both",) * 8 + ("plan only", "classes only")))
+        if where != "classes only":
+            param_plan[fqn] = draw(_entry())
+        if where != "plan only":
+            classes[fqn] = cls
+    moe_fqns = [fqn for fqn, cls in modules if cls in _MOE]
+    injections = draw(st.lists(_injection(moe_fqns), min_size=draw(st.sampled_from((0, 1, 1))),
+                               max_size=4))
+    external = draw(st.lists(st.sampled_from(CLASSES), max_size=2, unique=True))
+    meta: dict[str, Any] = {
+        "param_plan": param_plan, "boundary_classes": classes, "injections": injections,
+        "external_state_classes": external, "codegen_version": "1",
+        "frozen_sharded_params": sorted(param_plan)[:3], "module_overrides": [],
+    }
+    model_type = draw(st.sampled_from(("deepseek_v3", "qwen3_moe", None, "absent")))
+    if model_type != "absent":
+        meta["model_type"] = model_type
+    return meta
+
+
+def plans() -> st.SearchStrategy[Plan]:
+    """Frozen plans built from :func:`plan_dicts`."""
+    return plan_dicts().map(Plan.from_json)
+
+
+@st.composite
+def spec_registries(draw: st.DrawFn, *, shared_patterns: bool = False) -> SpecRegistry:
+    """Spec registries over :data:`TARGETS`, some specific to a model type.
+
+    ``shared_patterns=True`` gives every spec the same strip patterns: the
+    case where the seed's one-``strip_patterns``-for-all and metaplan's
+    per-spec patterns must agree.
+    """
+    some = st.lists(st.sampled_from(_SUB_PATTERNS), min_size=1, max_size=2, unique=True)
+    common = tuple(draw(st.one_of(st.just([]), some, some)))
+    specs = []
+    targets = [*draw(st.permutations(TARGETS[:2])),
+               *draw(st.lists(st.sampled_from(TARGETS), max_size=2))]
+    for target in targets:
+        patterns = common if shared_patterns else tuple(draw(st.one_of(st.just([]), some)))
+        specs.append(StrategySpec(
+            target=target, kind="moe_ep_routed",
+            target_class=draw(st.sampled_from((*_MOE, *_MOE, "MLP", None))),
+            strip_boundary_subpatterns=patterns,
+            model_type=draw(st.sampled_from((None, None, "deepseek_v3")))))
+    return SpecRegistry.of(specs)
+
+
+@st.composite
+def rule_lists(draw: st.DrawFn) -> tuple[InlineRule, ...]:
+    """Explicit rule lists (as ``--rules`` gives), exact and glob patterns mixed."""
+    patterns = st.sampled_from(("model.layers.0.mlp", "model.layers.1.mlp", "model.layers.*.mlp",
+                                "*.mlp", "model.layers.[1-3].mlp", "lm_head"))
+    return tuple(InlineRule(match=tuple(draw(st.lists(patterns, min_size=1, max_size=2))),
+                            local_compute_target=draw(st.sampled_from((*TARGETS, None))))
+                 for _ in range(draw(st.integers(0, 3))))
+
+
+def check_pass_laws(pass_: Pass, plan: Plan) -> None:
+    """Assert the laws of a pass on ``plan``; raises ``AssertionError`` naming the law.
+
+    The input is unchanged; a no-op returns the input object; the record's
+    hashes are those of the input and the result; replaying the record (also
+    after a JSON round trip) reproduces the result; inverting it restores the
+    input.
+    """
+    before = dumps(plan)
+    result = pass_(plan)
+    assert dumps(plan) == before, f"{pass_.name}: the input plan changed"
+    record = result.record
+    assert record.base == plan.content_hash, f"{pass_.name}: record base is not the input hash"
+    assert record.result == result.plan.content_hash, f"{pass_.name}: record result hash"
+    if record.is_noop:
+        assert result.plan is plan, f"{pass_.name}: a no-op must return the input object"
+    (reread,) = loads_records(dumps_records([record]))
+    assert reread == record, f"{pass_.name}: the record does not round-trip through JSON"
+    replayed = replay(plan, [reread])
+    assert dumps(replayed) == dumps(result.plan), f"{pass_.name}: replay differs from result"
+    restored = apply(result.plan, invert(record))
+    assert dumps(restored) == before, f"{pass_.name}: invert does not restore the input"

@@ -1,0 +1,37 @@
+"""Shared test helpers: the bundled fixtures and their expected results."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+DATA = Path(__file__).resolve().parent / "data"
+FIXTURES = ("deepseek_v3.hf4", "deepseek_v3.hf5", "qwen3_moe.hf4", "qwen3_moe.hf5",
+            "llama3_8b.hf4")
+SMALL_FIXTURES = ("deepseek_v3.hf5", "qwen3_moe.hf5", "llama3_8b.hf4")
+
+settings.register_profile("default", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=300, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("default")
+
+
+def fixture_path(name: str) -> Path:
+    return DATA / f"{name}.json.gz"
+
+
+def raw_input(name: str) -> bytes:
+    return gzip.decompress(fixture_path(name).read_bytes())
+
+
+def expected_bytes(name: str) -> bytes:
+    return gzip.decompress((DATA / f"{name}.expected.json.gz").read_bytes())
+
+
+@pytest.fixture(scope="session")
+def specs_path() -> Path:
+    return DATA / "specs.json"
