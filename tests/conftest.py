@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ settings.register_profile("default", max_examples=150, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("default")
+settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
 def fixture_path(name: str) -> Path:

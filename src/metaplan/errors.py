@@ -20,16 +20,19 @@ def format_path(path: Sequence[Any]) -> str:
 
     >>> format_path(("param_plan", "model.layers.3.mlp", "is_boundary"))
     'param_plan["model.layers.3.mlp"].is_boundary'
+    >>> format_path(("boundary_classes", "lm_head"))
+    'boundary_classes["lm_head"]'
     >>> format_path(())
     '<root>'
     """
     if not path:
         return "<root>"
     out = []
+    fqn_map = path[0] in ("param_plan", "boundary_classes")
     for i, key in enumerate(path):
         if isinstance(key, int):
             out.append(f"[{key}]")
-        elif key.isidentifier():
+        elif key.isidentifier() and not (fqn_map and i == 1):
             out.append(key if i == 0 else f".{key}")
         else:
             out.append(f"[{key!r}]".replace("'", '"'))

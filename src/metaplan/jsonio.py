@@ -75,8 +75,12 @@ def read_json(path: str | os.PathLike[str]) -> Any:
 def dumps_pretty(value: Any) -> bytes:
     """Bytes identical to ``json.dumps(value, indent=2, sort_keys=True)``, fast.
 
-    >>> dumps_pretty({"b": [1, 2.5e-07], "a": {}}).decode() == json.dumps(
-    ...     {"b": [1, 2.5e-07], "a": {}}, indent=2, sort_keys=True)
+    For frozen or parsed data, whose floats are ``JSONFloat`` s (a bare
+    ``float`` is written as orjson writes it).
+
+    >>> from metaplan.frozen import freeze
+    >>> value = {"b": [1, 2.5e-07, 1e16], "a": {}}
+    >>> dumps_pretty(freeze(value)).decode() == json.dumps(value, indent=2, sort_keys=True)
     True
     """
     try:

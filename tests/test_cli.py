@@ -1,0 +1,116 @@
+"""The ``metaplan`` command, run as a user runs it: in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import expected_bytes, fixture_path, raw_input
+
+NAME = "deepseek_v3.hf5"
+
+
+def metaplan(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "metaplan", *map(str, args)], cwd=cwd,
+                          capture_output=True, timeout=120, check=False)
+
+
+def test_normalize_writes_the_seeds_bytes_and_records(tmp_path: Path) -> None:
+    out, rec = tmp_path / "out.json", tmp_path / "rec.json"
+    done = metaplan("normalize", fixture_path(NAME), "-o", out, "--record", rec)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == expected_bytes(NAME)
+    records = json.loads(rec.read_text())
+    assert [r["pass"] for r in records["records"]] == [
+        "strip_ep_sub_boundaries", "strip_external_state_boundaries",
+        "mark_shared_class_boundaries"]
+    assert b"wrote" in done.stderr
+
+
+def test_normalize_to_stdout_with_explicit_settings(specs_path: Path) -> None:
+    done = metaplan("normalize", fixture_path(NAME), "--specs", specs_path,
+                    "--model-type", "deepseek_v3")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected_bytes(NAME)
+
+
+def test_replay_and_invert(tmp_path: Path) -> None:
+    out, rec, inv = tmp_path / "out.json", tmp_path / "rec.json", tmp_path / "inv.json"
+    assert metaplan("normalize", fixture_path(NAME), "-o", out, "--record", rec).returncode == 0
+    replayed = metaplan("replay", fixture_path(NAME), rec)
+    assert replayed.returncode == 0 and replayed.stdout == expected_bytes(NAME)
+    assert metaplan("invert", rec, "-o", inv).returncode == 0
+    undone = metaplan("replay", out, inv)
+    assert undone.returncode == 0 and undone.stdout == raw_input(NAME)
+
+
+def test_a_refused_replay_exits_2_and_leaves_the_output_alone(tmp_path: Path) -> None:
+    rec, out = tmp_path / "rec.json", tmp_path / "out.json"
+    assert metaplan("normalize", fixture_path(NAME), "-o", tmp_path / "n.json",
+                    "--record", rec).returncode == 0
+    out.write_bytes(b"precious")
+    done = metaplan("replay", fixture_path("qwen3_moe.hf5"), rec, "-o", out)
+    assert done.returncode == 2
+    assert b"replay refused" in done.stderr and b"param_plan[" in done.stderr
+    assert b"Traceback" not in done.stderr
+    assert out.read_bytes() == b"precious"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".metaplan-")]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"{", b"not valid JSON: Expecting property name enclosed in double quotes at line 1"),
+    (b'{"param_plan": 3}', b"param_plan: must be an object"),
+    (b'{"injections": [{"local_compute_fn": "x"}]}', b"injections[0]"),
+    (b"\x1f\x8bnot gzip", b"cannot read"),
+])
+def test_bad_input_exits_2_with_a_clear_message(tmp_path: Path, content: bytes,
+                                                message: bytes) -> None:
+    bad, out = tmp_path / "bad.json", tmp_path / "out.json"
+    bad.write_bytes(content)
+    out.write_bytes(b"precious")
+    done = metaplan("normalize", bad, "-o", out)
+    assert done.returncode == 2
+    assert message in done.stderr, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert out.read_bytes() == b"precious"
+
+
+def test_missing_files_and_bad_rules_exit_2(tmp_path: Path) -> None:
+    assert metaplan("normalize", tmp_path / "nope.json").returncode == 2
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"rules": [{"match": [], "local_compute_target": "x"}]}')
+    done = metaplan("normalize", fixture_path(NAME), "--rules", rules)
+    assert done.returncode == 2 and b"at least one pattern" in done.stderr
+    assert metaplan("frobnicate").returncode == 2
+
+
+def test_rules_file_overrides_injections(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{
+        "match": ["model.layers.3.mlp"],
+        "local_compute_target":
+            "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"}]}))
+    rec = tmp_path / "rec.json"
+    done = metaplan("normalize", fixture_path(NAME), "--rules", rules, "-o",
+                    tmp_path / "o.json", "--record", rec)
+    assert done.returncode == 0, done.stderr
+    stage1 = json.loads(rec.read_text())["records"][0]["changes"]
+    # fused experts ("experts", no index) do not match the spec's "experts.*"
+    assert {c["path"][1] for c in stage1} == {"model.layers.3.mlp",
+                                              "model.layers.3.mlp.shared_experts"}
+
+
+def test_explain_and_hash() -> None:
+    done = metaplan("explain", fixture_path(NAME), "model.layers.3.mlp.shared_experts")
+    assert done.returncode == 0
+    assert b"strip_ep_sub_boundaries: set" in done.stdout and b"why:" in done.stdout
+    hashed = metaplan("hash", fixture_path(NAME))
+    assert hashed.returncode == 0 and hashed.stdout.startswith(b"sha256:")
+
+
+def test_console_script_is_installed() -> None:
+    done = subprocess.run(["metaplan", "--help"], capture_output=True, check=False)
+    assert done.returncode == 0 and b"normalize" in done.stdout
