@@ -29,10 +29,10 @@ def main() -> None:
         rules = metaplan.rules_from_plan(meta)
         plan = metaplan.Plan.from_json(meta)
         plan.content_hash  # a loaded plan knows its hash once anyone asked  # noqa: B018
-        seed = timed(lambda: copy.deepcopy(meta),
-                     lambda m: reference_normalize(m, rules, m.get("model_type")),
+        seed = timed(lambda meta=meta: copy.deepcopy(meta),
+                     lambda m, rules=rules: reference_normalize(m, rules, m.get("model_type")),
                      repeat=args.repeat)
-        ours = timed(lambda: plan, metaplan.normalize, repeat=args.repeat)
+        ours = timed(lambda plan=plan: plan, metaplan.normalize, repeat=args.repeat)
         report(f"normalize {name}", seed, ours, floor=3, goal=5)
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import expected_bytes, fixture_path, raw_input
 
 NAME = "deepseek_v3.hf5"

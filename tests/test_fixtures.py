@@ -7,9 +7,9 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from conftest import FIXTURES, SMALL_FIXTURES, expected_bytes, fixture_path, raw_input
 
 import metaplan
+from conftest import FIXTURES, SMALL_FIXTURES, expected_bytes, fixture_path, raw_input
 from metaplan.compat import normalize_inline_meta
 from metaplan.jsonio import dumps_pretty_stdlib
 from metaplan.oracle import reference_normalize

@@ -62,7 +62,7 @@ def test_normalize_never_touches_its_input(meta: dict[str, Any], specs: Any) -> 
     trace = metaplan.normalize(plan, specs=specs).trace
     assert meta == snapshot
     assert [metaplan.dumps(state) for state in trace.states[:1]] == [before]
-    for state, later in zip(trace.states, trace.states[1:]):
+    for state, later in zip(trace.states, trace.states[1:], strict=False):
         assert state is later or state.content_hash != later.content_hash
 
 
@@ -70,7 +70,7 @@ def test_normalize_never_touches_its_input(meta: dict[str, Any], specs: Any) -> 
 def test_replay_reproduces_and_invert_restores(plan: metaplan.Plan, specs: Any) -> None:
     trace = metaplan.normalize(plan, specs=specs).trace
     assert metaplan.dumps(trace.replay()) == metaplan.dumps(trace.final)
-    for before, after, record in zip(trace.states, trace.states[1:], trace.records):
+    for before, after, record in zip(trace.states, trace.states[1:], trace.records, strict=False):
         assert metaplan.dumps(metaplan.apply(after, metaplan.invert(record))) == metaplan.dumps(
             before)
     composed = trace.record

@@ -19,6 +19,7 @@ Paths walk objects only: a JSON array is one value, changed as a whole.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -374,7 +375,7 @@ def compose(records: Iterable[ChangeRecord], *, name: str | None = None) -> Chan
     records = tuple(records)
     if not records:
         raise ValueError("compose needs at least one record")
-    for before, after in zip(records, records[1:]):
+    for before, after in itertools.pairwise(records):
         if before.result != after.base:
             raise ConflictError(
                 f"cannot compose {before.pass_name!r} then {after.pass_name!r}: the first "

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from metaplan.changes import Change
-from metaplan.errors import InputError
 from pyrsistent import pmap
 
+from metaplan.changes import Change
+from metaplan.errors import InputError
 from metaplan.frozen import freeze_owned, pmap_of
 from metaplan.normalize import normalize
 from metaplan.plan import Plan

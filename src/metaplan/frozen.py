@@ -34,8 +34,8 @@ from pyrsistent import pmap as _pmap
 __all__ = [
     "JSONFloat",
     "JSONMap",
-    "freeze",
     "fast_view",
+    "freeze",
     "freeze_owned",
     "json_equal",
     "paused_gc",
@@ -84,7 +84,7 @@ class JSONMap(Mapping[str, Any]):
     nothing changes.
     """
 
-    __slots__ = ("_data", "_canon")
+    __slots__ = ("_canon", "_data")
 
     _data: dict[str, Any]
     _canon: bytes | None
@@ -281,7 +281,7 @@ def json_equal(a: Any, b: Any) -> bool:
     return canonical_bytes(a) == canonical_bytes(b)
 
 
-def pmap_of(raw: Mapping[str, Any]) -> PMap:
+def pmap_of(raw: Mapping[str, Any]) -> PMap[Any, Any]:
     """A ``PMap`` over owned raw values, each frozen without copying."""
     frozen = {key: _view(value) for key, value in raw.items()}
     return pmap_with_mirror(frozen)
@@ -294,7 +294,7 @@ def pmap_of(raw: Mapping[str, Any]) -> PMap:
 # and never handed out mutable. An edited map's mirror is its base's mirror,
 # copied (a memcpy) and patched with the delta.
 
-_MIRRORS: dict[int, tuple[weakref.ref[PMap], dict[Any, Any]]] = {}
+_MIRRORS: dict[int, tuple[weakref.ref[PMap[Any, Any]], dict[Any, Any]]] = {}
 
 
 def _forget(key: int) -> Any:
@@ -303,13 +303,13 @@ def _forget(key: int) -> Any:
     return callback
 
 
-def remember_mirror(value: PMap, items: dict[Any, Any]) -> None:
+def remember_mirror(value: PMap[Any, Any], items: dict[Any, Any]) -> None:
     """Record ``items`` (never mutated again) as the dict mirror of ``value``."""
     key = id(value)
     _MIRRORS[key] = (weakref.ref(value, _forget(key)), items)
 
 
-def mirror(value: PMap) -> dict[Any, Any]:
+def mirror(value: PMap[Any, Any]) -> dict[Any, Any]:
     """The dict with ``value``'s items, built once per map. Read it; never write it."""
     known = _MIRRORS.get(id(value))
     if known is not None and known[0]() is value:
@@ -319,14 +319,14 @@ def mirror(value: PMap) -> dict[Any, Any]:
     return items
 
 
-def pmap_with_mirror(items: dict[Any, Any]) -> PMap:
+def pmap_with_mirror(items: dict[Any, Any]) -> PMap[Any, Any]:
     """``pmap(items)``, with ``items`` (which the caller gives up) kept as its mirror."""
     value = _pmap(items)
     remember_mirror(value, items)
     return value
 
 
-def fast_view(value: PMap) -> Mapping[Any, Any]:
+def fast_view(value: PMap[Any, Any]) -> Mapping[Any, Any]:
     """A read-only dict view of a ``PMap``'s items: C-speed lookups and iteration.
 
     >>> view = fast_view(_pmap({"a": 1}))

@@ -28,16 +28,16 @@ def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
                         per_spec_patterns: bool = False) -> None:
     """The seed's ``normalize_inline_meta`` on a dict ``meta``, in place."""
     rules = tuple(rules)
-    full_class_map = dict(meta.get("boundary_classes", None) or {})
+    full_class_map = dict(meta.get("boundary_classes") or {})
     _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup, per_spec_patterns)
     _strip_external_state_boundaries(meta)
     _mark_shared_class_boundaries(meta, full_class_map)
 
 
 def _strip_external_state_boundaries(meta: dict[str, Any]) -> None:
-    external_classes = set(meta.get("external_state_classes", None) or ())
-    boundary_classes = meta.get("boundary_classes", None) or {}
-    param_plan = meta.get("param_plan", None) or {}
+    external_classes = set(meta.get("external_state_classes") or ())
+    boundary_classes = meta.get("boundary_classes") or {}
+    param_plan = meta.get("param_plan") or {}
     for fqn, class_name in list(boundary_classes.items()):
         if class_name not in external_classes:
             continue
@@ -52,8 +52,8 @@ def _strip_ep_sub_boundaries(
     strategy_spec: Callable[[str, str | None], StrategySpec | None],
     per_spec_patterns: bool,
 ) -> None:
-    param_plan = meta.get("param_plan", None) or {}
-    boundary_classes = meta.get("boundary_classes", None) or {}
+    param_plan = meta.get("param_plan") or {}
+    boundary_classes = meta.get("boundary_classes") or {}
     ep_fqns: set[str] = set()
     strip_patterns: tuple[str, ...] = ()
     own_patterns: dict[str, list[str]] = {}  # per_spec_patterns: ep fqn -> its specs' patterns
@@ -97,8 +97,8 @@ def _strip_ep_sub_boundaries(
 
 
 def _mark_shared_class_boundaries(meta: dict[str, Any], full_class_map: dict[str, str]) -> None:
-    param_plan = meta.get("param_plan", None) or {}
-    boundary_classes = meta.get("boundary_classes", None) or {}
+    param_plan = meta.get("param_plan") or {}
+    boundary_classes = meta.get("boundary_classes") or {}
 
     non_boundary_classes: set[str] = set()
     for fqn, entry in param_plan.items():

@@ -35,7 +35,7 @@ from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 
 __all__ = ["Plan", "dump", "dumps", "load", "loads"]
 
-_EMPTY: PMap = pmap()
+_EMPTY: PMap[Any, Any] = pmap()
 _MAP_FIELDS = ("param_plan", "boundary_classes")
 _LIST_FIELDS = ("external_state_classes", "injections", "module_overrides")
 
@@ -48,10 +48,10 @@ class Plan(Mapping[str, Any]):
 
     __slots__ = ("_fields", "_hash")
 
-    _fields: PMap
+    _fields: PMap[Any, Any]
     _hash: str | None
 
-    def __init__(self, fields: PMap = _EMPTY) -> None:
+    def __init__(self, fields: PMap[Any, Any] = _EMPTY) -> None:
         self._fields = fields
         self._hash = None
 
@@ -71,7 +71,7 @@ class Plan(Mapping[str, Any]):
             raise PlanError(f"a plan is a JSON object, found {_kind(raw)}", source=source)
         return cls(pmap({key: _field(key, value, source) for key, value in raw.items()}))
 
-    def _evolve(self, fields: PMap) -> Plan:
+    def _evolve(self, fields: PMap[Any, Any]) -> Plan:
         """This plan if ``fields`` is its own map, else a plan over ``fields``."""
         return self if fields is self._fields else Plan(fields)
 
@@ -90,22 +90,22 @@ class Plan(Mapping[str, Any]):
         return key in self._fields
 
     @property
-    def fields(self) -> PMap:
+    def fields(self) -> PMap[Any, Any]:
         """The top-level ``PMap`` of field -> frozen value."""
         return self._fields
 
     @property
-    def param_plan(self) -> PMap:
+    def param_plan(self) -> PMap[Any, Any]:
         """Module FQN -> entry (a ``JSONMap``, or whatever non-object the file held)."""
         return self._fields.get("param_plan") or _EMPTY
 
     @property
-    def boundary_classes(self) -> PMap:
+    def boundary_classes(self) -> PMap[Any, Any]:
         """Module FQN -> class name, for every planned module."""
         return self._fields.get("boundary_classes") or _EMPTY
 
     @property
-    def external_state_classes(self) -> PVector:
+    def external_state_classes(self) -> PVector[Any]:
         """Classes whose forward an inline strategy body replaces."""
         return self._fields.get("external_state_classes") or pvector()
 

@@ -72,7 +72,7 @@ class StrategySpec:
 class SpecRegistry:
     """Specs keyed by ``(target, model_type)``; immutable, extend with :meth:`with_specs`."""
 
-    specs: PMap = field(default_factory=pmap)
+    specs: PMap[Any, Any] = field(default_factory=pmap)
 
     @classmethod
     def of(cls, specs: Iterable[StrategySpec]) -> SpecRegistry:

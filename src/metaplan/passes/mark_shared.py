@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from metaplan.changes import Change
 from pyrsistent import PMap
 
+from metaplan.changes import Change
 from metaplan.frozen import JSONMap, mirror
 from metaplan.passes._edits import set_flag
 from metaplan.pipeline import ChangesPass

@@ -68,7 +68,7 @@ class EPTarget:
 def _resolve(rules: Iterable[InlineRule], specs: SpecRegistry,
              model_type: str | None) -> list[tuple[str, StrategySpec]]:
     """``(pattern, spec)`` for every rule pattern whose target resolves to a class."""
-    out = []
+    out: list[tuple[str, StrategySpec]] = []
     for rule in rules:
         target = rule.local_compute_target
         if target is None:
@@ -150,7 +150,8 @@ class StripEPSubBoundaries(ChangesPass):
     def changes(self, plan: Plan) -> list[Change]:
         rules = rules_from_plan(plan) if self.rules is None else self.rules
         model_type = plan.model_type if self.model_type is FROM_PLAN else self.model_type
-        targets = find_ep_targets(mirror(plan.boundary_classes), rules, self.specs, model_type)
+        classes = mirror(plan.boundary_classes)
+        targets = find_ep_targets(classes, rules, self.specs, model_type)
         if not targets:
             return []
         marks = {fqn: target.why for fqn, target in targets.items()}
@@ -170,6 +171,6 @@ class StripEPSubBoundaries(ChangesPass):
 def strip_ep_sub_boundaries(*, rules: Iterable[InlineRule] | None = None,
                             specs: SpecRegistry | None = None,
                             model_type: Any = FROM_PLAN) -> StripEPSubBoundaries:
-    """Stage 1. ``rules=None`` reads the plan's injections; ``model_type`` defaults to the plan's."""
+    """Stage 1. ``rules=None`` reads the plan's injections; ``model_type``: the plan's."""
     return StripEPSubBoundaries(None if rules is None else tuple(rules),
                                 BUILTIN_SPECS if specs is None else specs, model_type)
