@@ -183,9 +183,7 @@ class _Work:
             self.raw = False
             self.items = mirror(base).copy()
         else:
-            raise ConflictError(
-                f"{format_path(path)}: expected an object to descend into, found "
-                f"{_short(base)}", path=tuple(path), found=base)
+            _not_an_object(base, tuple(path))
         self.base = base
         self.kids: dict[str, _Work] = {}
         self.copies: dict[str, dict[str, Any]] = {}  # raw copies of JSONMap children
@@ -198,9 +196,7 @@ class _Work:
                 self.items[key] = JSONMap._adopt(self.copies.pop(key))
             value = self.items.get(key, _MISSING)
             if value is _MISSING:
-                where = path[:depth + 1]
-                raise ConflictError(f"{format_path(where)}: the record changes it, but the "
-                                    "plan has no such key", path=tuple(where))
+                _not_an_object(value, tuple(path[:depth + 1]))
             if self.raw and type(value) is dict:
                 value = JSONMap._adopt(value)
             kid = self.kids[key] = _Work(value, path[:depth + 1])
@@ -303,24 +299,91 @@ def apply_changes(plan: Plan, changes: Sequence[Change]) -> Plan:
     """Apply ``changes`` in order, checking each old value; no hash checks."""
     if not changes:
         return plan
+    shallow = _apply_shallow(plan, changes)
+    if shallow is not None:
+        return shallow
     root = _Work(plan.fields, ())
     for change in changes:
         path = change.path
-        depth = len(path) - 1
-        if depth == 0:
-            root.terminal(change)
-        elif depth == 2:  # param_plan[fqn][flag]: the shape passes make
-            parent = root.child(path[0], path, 0)
-            if parent.raw:
-                parent.child(path[1], path, 1).terminal(change)
-            else:
-                parent.grandchild_terminal(path[1], change)
-        else:
-            work = root
-            for i in range(depth):
-                work = work.child(path[i], path, i)
-            work.terminal(change)
+        work = root
+        for i in range(len(path) - 1):
+            work = work.child(path[i], path, i)
+        work.terminal(change)
     return Plan(root.finish())
+
+
+def _apply_shallow(plan: Plan, changes: Sequence[Change]) -> Plan | None:
+    """The shape passes make: keys of FQN maps and keys of their entries, in one sweep.
+
+    Same semantics as the general walk (checked, in order), without a working
+    copy per entry: each touched entry is one patched dict copy. ``None`` when
+    a change has another shape (the caller then takes the general walk).
+    """
+    fields = mirror(plan.fields)
+    work: dict[str, tuple[dict[str, Any], dict[str, dict[str, Any]], set[str]]] = {}
+    for change in changes:
+        path = change.path
+        depth = len(path)
+        if depth != 3 and depth != 2:
+            return None
+        field = path[0]
+        state = work.get(field)
+        if state is None:
+            base = fields.get(field)
+            if not isinstance(base, PMap):
+                return None
+            state = work[field] = (mirror(base).copy(), {}, set())
+        items, copies, touched = state
+        key = path[1]
+        if depth == 2:
+            if key in copies:
+                items[key] = JSONMap._adopt(copies.pop(key))
+            _edit_dict(items, key, change, False)
+            touched.add(key)
+            continue
+        data = copies.get(key)
+        if data is None:
+            entry = items.get(key, _MISSING)
+            if type(entry) is not JSONMap:
+                _not_an_object(entry, path[:2])
+            data = copies[key] = dict(entry._data)
+            touched.add(key)
+        leaf, new = path[2], change.new
+        if change.op == "set" and data.get(leaf, _MISSING) is change.old and type(new) is bool:
+            data[leaf] = new  # the flag flips passes make: checked by identity
+        else:
+            _edit_dict(data, leaf, change, True)
+    evolver = plan.fields.evolver()
+    new_fields = dict(fields)
+    for field, (items, copies, touched) in work.items():
+        for key, data in copies.items():
+            items[key] = JSONMap._adopt(data)
+        base = fields[field]
+        if len(touched) * _REBUILD_FRACTION >= len(base):
+            value = pmap_with_mirror(items)
+        else:
+            inner = base.evolver()
+            for key in touched:
+                if key in items:
+                    inner.set(key, items[key])
+                elif key in inner:
+                    inner.remove(key)
+            value = inner.persistent()
+            remember_mirror(value, items)
+        evolver.set(field, value)
+        new_fields[field] = value
+    result = evolver.persistent()
+    remember_mirror(result, new_fields)
+    return Plan._edited(result, plan, {field: state[2] for field, state in work.items()})
+
+
+def _not_an_object(value: Any, path: tuple[str, ...]) -> None:
+    """Raise the conflict for descending into ``value`` (``_MISSING`` when absent)."""
+    if value is _MISSING:
+        raise ConflictError(f"{format_path(path)}: the record changes it, but the plan has no "
+                            "such key", path=path)
+    raise ConflictError(f"{format_path(path)}: expected an object to descend into, found "
+                        f"{_short(value)}", path=path, found=value)
 
 
 def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
@@ -330,6 +393,8 @@ def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
     the first conflicting path), then the plan's content hash against the
     record's base, and the result's against the record's result.
     """
+    if check_hash:
+        plan.content_hash  # noqa: B018 - known first, the result's is derived from it
     try:
         result = apply_changes(plan, record.changes)
     except ConflictError as exc:
@@ -354,8 +419,9 @@ def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
 def make_record(pass_name: str, plan: Plan, changes: Iterable[Change]) -> tuple[Plan, ChangeRecord]:
     """Apply ``changes`` to ``plan`` and record them; no changes give back ``plan`` itself."""
     changes = tuple(changes)
+    base = plan.content_hash  # first: the result's hash is then derived from it
     result = apply_changes(plan, changes)
-    return result, ChangeRecord(pass_name, plan.content_hash, result.content_hash, changes)
+    return result, ChangeRecord(pass_name, base, result.content_hash, changes)
 
 
 def invert(record: ChangeRecord) -> ChangeRecord:

@@ -81,7 +81,8 @@ class JSONMap(Mapping[str, Any]):
 
     Nested objects come back as ``JSONMap`` views (no copy), arrays as
     ``PVector`` s. ``set`` / ``discard`` return a new map, or this very map when
-    nothing changes.
+    nothing changes. ``_data`` is private to metaplan, whose passes read it
+    directly in their hot loops; nothing ever writes it.
     """
 
     __slots__ = ("_canon", "_data")

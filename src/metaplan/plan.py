@@ -15,16 +15,15 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pyrsistent import PMap, PVector, pmap, pvector
 
+from metaplan.digest import DigestState, Touched, field_digests, plan_digest
 from metaplan.errors import PlanError
 from metaplan.frozen import (
-    canonical_bytes,
     freeze_owned,
     json_equal,
     paused_gc,
@@ -46,14 +45,30 @@ class Plan(Mapping[str, Any]):
     Build one with :func:`load`, :func:`loads` or :meth:`Plan.from_json`.
     """
 
-    __slots__ = ("_fields", "_hash")
+    __slots__ = ("_derived", "_digests", "_fields", "_hash")
 
     _fields: PMap[Any, Any]
     _hash: str | None
+    _digests: DigestState | None
+    _derived: tuple[DigestState, Touched] | None
 
     def __init__(self, fields: PMap[Any, Any] = _EMPTY) -> None:
         self._fields = fields
         self._hash = None
+        self._digests = None
+        self._derived = None
+
+    @classmethod
+    def _edited(cls, fields: PMap[Any, Any], parent: Plan, touched: Touched) -> Plan:
+        """A plan over ``fields``: ``parent``'s, but for the ``touched`` keys per field.
+
+        Its hash is then derived from the parent's in time proportional to
+        the touched keys (when the parent's hash is known).
+        """
+        plan = cls(fields)
+        if parent._digests is not None:
+            plan._derived = (parent._digests, touched)
+        return plan
 
     # construction -------------------------------------------------------
 
@@ -130,9 +145,16 @@ class Plan(Mapping[str, Any]):
 
     @property
     def content_hash(self) -> str:
-        """``sha256:`` of the canonical JSON (sorted keys, compact); stable across runs."""
+        """``sha256:`` of the plan's content, stable across runs and key order.
+
+        See :mod:`metaplan.digest`: plain fields are hashed as canonical JSON,
+        FQN maps as a sum of per-key digests, so an edited plan's hash costs
+        what the edit touched.
+        """
         if self._hash is None:
-            self._hash = "sha256:" + hashlib.sha256(canonical_bytes(self._fields)).hexdigest()
+            self._digests = field_digests(self._fields, self._derived)
+            self._derived = None
+            self._hash = plan_digest(self._digests)
         return self._hash
 
     def __eq__(self, other: object) -> bool:

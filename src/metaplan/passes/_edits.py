@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from metaplan.changes import Change
-from metaplan.frozen import JSONMap, mirror
+from metaplan.frozen import JSONMap, freeze_owned, mirror
 from metaplan.plan import Plan
 
 __all__ = ["set_flag", "unboundary"]
@@ -25,10 +25,9 @@ def set_flag(entry: Any, fqn: str, key: str, value: bool, why: str) -> Change | 
     old = entry.get(key, _MISSING)
     if old is value:
         return None
-    path = ("param_plan", fqn, key)
     if old is _MISSING:
-        return Change("add", path, None, value, why)
-    return Change("set", path, old, value, why)
+        return _change(("add", ("param_plan", fqn, key), None, value, why))
+    return _change(("set", ("param_plan", fqn, key), old, value, why))
 
 
 def unboundary(plan: Plan, marks: Mapping[str, str]) -> list[Change]:
@@ -37,16 +36,29 @@ def unboundary(plan: Plan, marks: Mapping[str, str]) -> list[Change]:
     ``marks`` maps FQN -> why. Entry changes come first, then class-map
     removals, each in FQN order.
     """
-    param_plan = mirror(plan.param_plan)
+    entries = mirror(plan.param_plan)
     classes = mirror(plan.boundary_classes)
     order = sorted(marks)
     changes = []
+    append = changes.append
     for fqn in order:
-        change = set_flag(param_plan.get(fqn), fqn, "is_boundary", False, marks[fqn])
-        if change is not None:
-            changes.append(change)
+        entry = entries.get(fqn)
+        if type(entry) is JSONMap:
+            old = entry._data.get("is_boundary", _MISSING)  # a scalar unless it is odd
+            if old is not False:
+                old = freeze_owned(old)
+                path = ("param_plan", fqn, "is_boundary")
+                if old is _MISSING:
+                    append(_change(("add", path, None, False, marks[fqn])))
+                else:
+                    append(_change(("set", path, old, False, marks[fqn])))
     for fqn in order:
         cls = classes.get(fqn, _MISSING)
         if cls is not _MISSING:
-            changes.append(Change("remove", ("boundary_classes", fqn), cls, None, marks[fqn]))
+            append(_change(("remove", ("boundary_classes", fqn), cls, None, marks[fqn])))
     return changes
+
+
+def _change(fields: tuple[Any, ...]) -> Change:
+    """``Change(*fields)`` without the keyword-handling wrapper: passes make thousands."""
+    return tuple.__new__(Change, fields)

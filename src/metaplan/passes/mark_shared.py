@@ -34,7 +34,7 @@ def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, 
     example: dict[Any, str] = {}
     classes = mirror(class_map) if isinstance(class_map, PMap) else class_map
     for fqn, entry in mirror(plan.param_plan).items():
-        if type(entry) is JSONMap and entry.get("is_boundary") is False:
+        if type(entry) is JSONMap and entry._data.get("is_boundary") is False:
             cls = classes.get(fqn)
             if cls is not None:
                 known = example.get(cls)

@@ -121,20 +121,21 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
     return found
 
 
-def _sub_modules(fqns: list[str], target: EPTarget) -> Iterable[tuple[str, str]]:
-    """``(fqn, why)`` for each FQN under ``target`` whose suffix matches a strip pattern."""
+def _sub_modules(fqns: list[str], target: EPTarget, marks: dict[str, str]) -> None:
+    """Add each FQN under ``target`` whose suffix matches a strip pattern to ``marks``."""
     prefix = target.fqn + "."
-    matchers = [(pattern, _matcher(pattern)) for pattern in target.strip_patterns]
+    rules = [(_matcher(pattern), f"sub-module of EP target {target.fqn} ({target.target_class})"
+              f" matching strip pattern {pattern!r}") for pattern in target.strip_patterns]
     start = len(prefix)
     for i in range(bisect_left(fqns, prefix), len(fqns)):
         fqn = fqns[i]
         if not fqn.startswith(prefix):
             break
         suffix = fqn[start:]
-        for pattern, match in matchers:
+        for match, why in rules:
             if match(suffix):
-                yield fqn, (f"sub-module {suffix!r} of EP target {target.fqn} "
-                            f"({target.target_class}) matches strip pattern {pattern!r}")
+                if fqn not in marks:
+                    marks[fqn] = why
                 break
 
 
@@ -158,8 +159,7 @@ class StripEPSubBoundaries(ChangesPass):
         if any(target.strip_patterns for target in targets.values()):
             fqns = sorted(mirror(plan.param_plan))
             for target in targets.values():
-                for fqn, why in _sub_modules(fqns, target):
-                    marks.setdefault(fqn, why)
+                _sub_modules(fqns, target, marks)
         return unboundary(plan, marks)
 
     def __repr__(self) -> str:
