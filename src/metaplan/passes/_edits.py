@@ -39,7 +39,7 @@ def unboundary(plan: Plan, marks: Mapping[str, str]) -> list[Change]:
     entries = mirror(plan.param_plan)
     classes = mirror(plan.boundary_classes)
     order = sorted(marks)
-    changes = []
+    changes: list[Change] = []
     append = changes.append
     for fqn in order:
         entry = entries.get(fqn)
