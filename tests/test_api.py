@@ -12,13 +12,13 @@ PUBLIC = {
     "BUILTIN_SPECS", "FROM_PLAN", "Change", "ChangeRecord", "ConflictError", "InlineRule",
     "InputError", "JSONMap", "NormalizeResult", "Pass", "PassError", "PassResult", "Pipeline",
     "Plan", "PlanError", "SpecError", "SpecRegistry", "StrategySpec", "Trace", "__version__",
-    "apply", "changes_pass", "compose", "dump", "dump_records", "dumps", "freeze", "invert",
+    "apply", "changes_pass", "compose", "diff", "dump", "dump_records", "dumps", "freeze", "invert",
     "load", "load_records", "load_rules", "load_specs", "loads", "mark_shared_class_boundaries",
     "normalize", "normalize_pipeline", "pipeline", "replay", "rules_from_plan", "run",
     "strip_ep_sub_boundaries", "strip_external_state_boundaries", "thaw", "to_json_patch",
 }
-MODULES = ("changes", "cli", "compat", "errors", "frozen", "jsonio", "normalize", "oracle",
-           "passes", "pipeline", "plan", "rules", "testing")
+MODULES = ("changes", "cli", "compat", "diff", "digest", "errors", "frozen", "jsonio",
+           "normalize", "oracle", "passes", "pipeline", "plan", "rules", "testing")
 
 
 def test_top_level_names_are_pinned() -> None:

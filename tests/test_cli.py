@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import expected_bytes, fixture_path, raw_input
+from conftest import DATA, expected_bytes, fixture_path, raw_input
 
 NAME = "deepseek_v3.hf5"
 
@@ -115,3 +115,16 @@ def test_explain_and_hash() -> None:
 def test_console_script_is_installed() -> None:
     done = subprocess.run(["metaplan", "--help"], capture_output=True, check=False)
     assert done.returncode == 0 and b"normalize" in done.stdout
+
+
+def test_diff_formats_and_replay(tmp_path: Path) -> None:
+    out = tmp_path / "d.json"
+    done = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz",
+                    "--format", "json", "-o", out)
+    assert done.returncode == 0, done.stderr
+    replayed = metaplan("replay", fixture_path(NAME), out)
+    assert replayed.returncode == 0 and replayed.stdout == expected_bytes(NAME)
+    text = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz")
+    assert text.returncode == 0 and b"~ param_plan/model.layers.3.mlp/is_boundary" in text.stdout
+    patch = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--format", "patch")
+    assert patch.returncode == 0 and json.loads(patch.stdout) == []

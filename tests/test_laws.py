@@ -120,3 +120,21 @@ def test_bisect_finds_the_first_stage_with_a_property(plan: metaplan.Plan, specs
         assert not any(truth)
     else:
         assert truth[index] and not any(truth[:index])
+
+
+@given(plans(), plans())
+def test_diff_turns_one_plan_into_the_other(a: metaplan.Plan, b: metaplan.Plan) -> None:
+    record = metaplan.diff(a, b)
+    assert metaplan.dumps(metaplan.apply(a, record)) == metaplan.dumps(b)
+    assert metaplan.dumps(metaplan.apply(b, metaplan.invert(record))) == metaplan.dumps(a)
+    assert metaplan.diff(a, a).is_noop
+
+
+@given(plans(), spec_registries())
+def test_diff_of_trace_states_matches_what_the_passes_did(plan: metaplan.Plan,
+                                                          specs: Any) -> None:
+    trace = metaplan.normalize(plan, specs=specs).trace
+    record = metaplan.diff(trace.input, trace.final)
+    assert metaplan.apply(trace.input, record) == trace.final
+    touched = {change.path for r in trace.records for change in r.changes}
+    assert {change.path for change in record.changes} <= touched

@@ -10,6 +10,7 @@ from metaplan.changes import (
     load_records,
     to_json_patch,
 )
+from metaplan.diff import diff
 from metaplan.errors import ConflictError, InputError, PassError, PlanError, SpecError
 from metaplan.frozen import JSONMap, freeze, thaw
 from metaplan.normalize import NormalizeResult, normalize, normalize_pipeline
@@ -66,6 +67,7 @@ __all__ = [
     "apply",
     "changes_pass",
     "compose",
+    "diff",
     "dump",
     "dump_records",
     "dumps",

@@ -1,4 +1,4 @@
-"""The ``metaplan`` command: normalize, replay, invert, explain and hash plans.
+"""The ``metaplan`` command: normalize, replay, invert, diff, explain and hash plans.
 
 Exit 0 on success, 2 on bad input or a refused replay (one paragraph on
 stderr, no traceback); an ``-o`` file is written whole or not at all.
@@ -12,7 +12,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from metaplan.changes import ChangeRecord, dumps_records, invert, load_records
+from metaplan.changes import (
+    Change,
+    ChangeRecord,
+    dumps_records,
+    invert,
+    load_records,
+    to_json_patch,
+)
+from metaplan.diff import diff
 from metaplan.errors import ConflictError, InputError, PassError
 from metaplan.frozen import thaw
 from metaplan.jsonio import dumps_pretty, write_many_atomic
@@ -95,6 +103,29 @@ def _short(value: Any) -> str:
         thaw(value))
 
 
+def _cmd_diff(args: argparse.Namespace) -> int:
+    record = diff(load(args.a), load(args.b))
+    if args.format == "json":
+        text = dumps_records([record])
+    elif args.format == "patch":
+        text = dumps_pretty(to_json_patch(record))
+    else:
+        lines = [f"{record.base} -> {record.result}: {len(record)} changes"]
+        lines += [_change_line(change) for change in record.changes]
+        text = ("\n".join(lines) + "\n").encode()
+    _emit({args.output: text} if args.output else {}, None if args.output else text)
+    return 0
+
+
+def _change_line(change: Change) -> str:
+    path = "/".join(change.path)
+    if change.op == "add":
+        return f"+ {path}: {_short(change.new)}"
+    if change.op == "remove":
+        return f"- {path}: {_short(change.old)}"
+    return f"~ {path}: {_short(change.old)} -> {_short(change.new)}"
+
+
 def _cmd_hash(args: argparse.Namespace) -> int:
     for path in args.plans:
         print(f"{load(path).content_hash}  {path}")
@@ -139,6 +170,15 @@ def _parser() -> argparse.ArgumentParser:
     rules_options(sub)
     sub.add_argument("fqn", metavar="FQN", help="module FQN, e.g. model.layers.3.mlp")
     sub.set_defaults(run=_cmd_explain)
+
+    sub = commands.add_parser("diff", help="the changes that turn plan A into plan B")
+    sub.add_argument("a", metavar="A")
+    sub.add_argument("b", metavar="B")
+    sub.add_argument("--format", choices=("text", "json", "patch"), default="text",
+                     help="text (default), json (a records file replay takes), or patch "
+                          "(RFC 6902 JSON Patch)")
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    sub.set_defaults(run=_cmd_diff)
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+")
