@@ -43,7 +43,7 @@ def timed(setup: Callable[[], Any], run: Callable[[Any], Any], *, repeat: int = 
 
 
 def report(label: str, baseline: list[float], ours: list[float], *, floor: float | None = None,
-           goal: float | None = None) -> float:
+           goal: float | None = None, base_name: str = "seed") -> float:
     """Print medians and the speed-up ratio baseline/ours; return the ratio."""
     base, mine = statistics.median(baseline), statistics.median(ours)
     ratio = base / mine
@@ -52,6 +52,6 @@ def report(label: str, baseline: list[float], ours: list[float], *, floor: float
         bar = f"  floor {floor:g}x: {'ok' if ratio >= floor else 'MISSED'}"
         if goal is not None:
             bar += f", goal {goal:g}x: {'ok' if ratio >= goal else 'missed'}"
-    print(f"{label:42s} seed {base * 1000:9.1f} ms   metaplan {mine * 1000:8.1f} ms   "
+    print(f"{label:42s} {base_name} {base * 1000:9.1f} ms   metaplan {mine * 1000:8.1f} ms   "
           f"{ratio:6.2f}x{bar}", flush=True)
     return ratio

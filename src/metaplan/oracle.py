@@ -15,18 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, StrategySpec
+if TYPE_CHECKING:  # the oracle runs on the stdlib alone, so a benchmark can time it bare
+    from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
 
 __all__ = ["reference_normalize"]
 
 
 def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
                         model_type: str | None = None, *,
-                        specs: SpecRegistry = BUILTIN_SPECS,
+                        specs: SpecRegistry | None = None,
                         per_spec_patterns: bool = False) -> None:
-    """The seed's ``normalize_inline_meta`` on a dict ``meta``, in place."""
+    """The seed's ``normalize_inline_meta`` on a dict ``meta``, in place.
+
+    ``specs`` is anything with ``lookup(target, model_type)``; by default the
+    built-in registry.
+    """
+    if specs is None:
+        from metaplan.rules import BUILTIN_SPECS
+
+        specs = BUILTIN_SPECS
     rules = tuple(rules)
     full_class_map = dict(meta.get("boundary_classes") or {})
     _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup, per_spec_patterns)
