@@ -6,7 +6,6 @@ import copy
 from typing import Any
 
 import orjson
-
 from _common import load_dict
 
 

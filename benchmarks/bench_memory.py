@@ -13,21 +13,11 @@ import gc
 import json
 import tracemalloc
 
-from _common import fixture, read_raw
+from _common import read_raw
 
 import metaplan
 
 FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4")
-
-
-def _traced(build):  # type: ignore[no-untyped-def]
-    gc.collect()
-    tracemalloc.start()
-    value = build()
-    gc.collect()
-    size = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    return value, size
 
 
 def main() -> None:

@@ -29,9 +29,14 @@ _MASK = _BUCKETS - 1
 _SORTED = orjson.OPT_SORT_KEYS
 _sha256 = hashlib.sha256
 _crc32 = zlib.crc32
+_EMPTY = _sha256(b"{}").digest()
 
-MapDigest = tuple[tuple[dict[str, Any], ...], tuple[bytes, ...]]
-"""One FQN map as buckets of raw ``key -> value`` and the buckets' digests."""
+MapDigest = tuple[tuple[dict[str, Any], ...], tuple[bytes, ...], dict[str, int]]
+"""One FQN map: buckets of raw ``key -> value``, their digests, and key -> bucket.
+
+The key -> bucket index is built once per map lineage and shared, never
+written after, by every map derived from it (a key it lacks is computed).
+"""
 
 DigestState = dict[str, bytes | MapDigest]
 """Field -> digest: bytes for a plain field, a :data:`MapDigest` for an FQN map."""
@@ -45,6 +50,8 @@ def _raw(value: Any) -> Any:
 
 
 def _bucket_digest(bucket: dict[str, Any]) -> bytes:
+    if not bucket:
+        return _EMPTY
     return _sha256(orjson.dumps(bucket, default=orjson_default, option=_SORTED)).digest()
 
 
@@ -54,18 +61,21 @@ def _bucket(key: str) -> int:
 
 def _full_map(value: PMap[Any, Any]) -> MapDigest:
     buckets: list[dict[str, Any]] = [{} for _ in range(_BUCKETS)]
+    where: dict[str, int] = {}
     for key, item in mirror(value).items():
-        buckets[_crc32(key.rpartition(".")[0].encode()) & _MASK][key] = (
-            item._data if type(item) is JSONMap else item)
-    return tuple(buckets), tuple(_bucket_digest(bucket) for bucket in buckets)
+        index = where[key] = _crc32(key.rpartition(".")[0].encode()) & _MASK
+        buckets[index][key] = item._data if type(item) is JSONMap else item
+    return tuple(buckets), tuple(_bucket_digest(bucket) for bucket in buckets), where
 
 
 def _patched_map(previous: MapDigest, value: PMap[Any, Any], keys: Iterable[str]) -> MapDigest:
-    buckets, digests = list(previous[0]), list(previous[1])
+    buckets, digests, where = list(previous[0]), list(previous[1]), previous[2]
     items = mirror(value)
     copied: set[int] = set()
     for key in keys:
-        index = _bucket(key)
+        index = where.get(key)
+        if index is None:
+            index = _bucket(key)
         if index not in copied:
             buckets[index] = dict(buckets[index])
             copied.add(index)
@@ -75,7 +85,7 @@ def _patched_map(previous: MapDigest, value: PMap[Any, Any], keys: Iterable[str]
             buckets[index].pop(key, None)
     for index in copied:
         digests[index] = _bucket_digest(buckets[index])
-    return tuple(buckets), tuple(digests)
+    return tuple(buckets), tuple(digests), where
 
 
 def field_digests(fields: PMap[Any, Any],
