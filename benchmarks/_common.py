@@ -6,6 +6,7 @@ import gc
 import gzip
 import json
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,13 @@ def read_raw(name: str) -> bytes:
 def load_dict(name: str) -> dict[str, Any]:
     """A bundled fixture as plain dicts (the seed's view)."""
     return json.loads(read_raw(name))
+
+
+def wall(command: list[str]) -> float:
+    """Seconds a fresh process running ``command`` takes, start to exit."""
+    start = time.perf_counter()
+    subprocess.run(command, check=True)
+    return time.perf_counter() - start
 
 
 def timed(setup: Callable[[], Any], run: Callable[[Any], Any], *, repeat: int = 5) -> list[float]:

@@ -15,24 +15,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import DATA, fixture, report, timed
+from _common import DATA, fixture, report, timed, wall
 
 import metaplan
 
 HERE = Path(__file__).resolve().parent
 NAME = "deepseek_v3.hf4"
-
-
-def _wall(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True)
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -46,14 +38,14 @@ def main() -> None:
         out = str(Path(tmp, "out.json"))
         ours_cmd = [sys.executable, "-m", "metaplan", "diff", str(a), str(b), "--format", "json",
                     "-o", out]
-        ours = [_wall(ours_cmd) for _ in range(args.repeat)]
+        ours = [wall(ours_cmd) for _ in range(args.repeat)]
         (record,) = metaplan.load_records(out)
         assert metaplan.apply(metaplan.load(a), record) == metaplan.load(b)
         for tool in tools:
             command = [sys.executable, str(HERE / "other_diff.py"), tool, str(a), str(b), out]
             repeat = 1 if tool == "deepdiff" else args.repeat
             floor = (1, 3) if tool == "dictdiffer" else (None, None)
-            report("diff end to end", [_wall(command) for _ in range(repeat)], ours,
+            report("diff end to end", [wall(command) for _ in range(repeat)], ours,
                    floor=floor[0], goal=floor[1], base_name=tool)
     separate = timed(lambda: (metaplan.load(a), metaplan.load(b)),
                      lambda pair: metaplan.diff(*pair), repeat=args.repeat)

@@ -11,22 +11,14 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import DATA, fixture, report
+from _common import DATA, fixture, report, wall
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4")
-
-
-def _wall(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True)
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -42,8 +34,8 @@ def main() -> None:
                     "-o", str(ours_out)]
             seed_times, ours_times = [], []
             for _ in range(args.repeat):
-                seed_times.append(_wall(seed))
-                ours_times.append(_wall(ours))
+                seed_times.append(wall(seed))
+                ours_times.append(wall(ours))
             assert seed_out.read_bytes() == expected and ours_out.read_bytes() == expected
             report(f"CLI normalize {name}", seed_times, ours_times, floor=1, goal=2)
 
