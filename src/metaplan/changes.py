@@ -338,7 +338,10 @@ def _apply_shallow(plan: Plan, changes: Sequence[Change]) -> Plan | None:
         if depth == 2:
             if key in copies:
                 items[key] = JSONMap._adopt(copies.pop(key))
-            _edit_dict(items, key, change, False)
+            if change.op == "remove" and items.get(key, _MISSING) is change.old:
+                del items[key]  # the class-map removals passes make: checked by identity
+            else:
+                _edit_dict(items, key, change, False)
             touched.add(key)
             continue
         data = copies.get(key)

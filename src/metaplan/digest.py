@@ -30,6 +30,7 @@ _SORTED = orjson.OPT_SORT_KEYS
 _sha256 = hashlib.sha256
 _crc32 = zlib.crc32
 _EMPTY = _sha256(b"{}").digest()
+_ABSENT: Any = object()
 
 MapDigest = tuple[tuple[dict[str, Any], ...], tuple[bytes, ...], dict[str, int]]
 """One FQN map: buckets of raw ``key -> value``, their digests, and key -> bucket.
@@ -43,10 +44,6 @@ DigestState = dict[str, bytes | MapDigest]
 
 Touched = Mapping[str, Iterable[str]]
 """Field -> the keys an edit touched in that field's map."""
-
-
-def _raw(value: Any) -> Any:
-    return value._data if type(value) is JSONMap else value
 
 
 def _bucket_digest(bucket: dict[str, Any]) -> bytes:
@@ -79,10 +76,11 @@ def _patched_map(previous: MapDigest, value: PMap[Any, Any], keys: Iterable[str]
         if index not in copied:
             buckets[index] = dict(buckets[index])
             copied.add(index)
-        if key in items:
-            buckets[index][key] = _raw(items[key])
-        else:
+        item = items.get(key, _ABSENT)
+        if item is _ABSENT:
             buckets[index].pop(key, None)
+        else:
+            buckets[index][key] = item._data if type(item) is JSONMap else item
     for index in copied:
         digests[index] = _bucket_digest(buckets[index])
     return tuple(buckets), tuple(digests), where

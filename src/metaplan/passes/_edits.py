@@ -40,22 +40,21 @@ def unboundary(plan: Plan, marks: Mapping[str, str]) -> list[Change]:
     classes = mirror(plan.boundary_classes)
     order = sorted(marks)
     changes: list[Change] = []
-    append = changes.append
+    append, new = changes.append, tuple.__new__  # thousands of changes: no wrapper calls
     for fqn in order:
         entry = entries.get(fqn)
         if type(entry) is JSONMap:
             old = entry._data.get("is_boundary", _MISSING)  # a scalar unless it is odd
             if old is not False:
-                old = freeze_owned(old)
                 path = ("param_plan", fqn, "is_boundary")
                 if old is _MISSING:
-                    append(_change(("add", path, None, False, marks[fqn])))
+                    append(new(Change, ("add", path, None, False, marks[fqn])))
                 else:
-                    append(_change(("set", path, old, False, marks[fqn])))
+                    append(new(Change, ("set", path, freeze_owned(old), False, marks[fqn])))
     for fqn in order:
         cls = classes.get(fqn, _MISSING)
         if cls is not _MISSING:
-            append(_change(("remove", ("boundary_classes", fqn), cls, None, marks[fqn])))
+            append(new(Change, ("remove", ("boundary_classes", fqn), cls, None, marks[fqn])))
     return changes
 
 
