@@ -2,7 +2,7 @@
 
 A plan's hash is SHA-256 over the sorted ``field -> digest`` table. A plain
 field's digest is SHA-256 of its canonical JSON. An FQN map is split into
-512 buckets by the CRC-32 of each key's parent FQN (``a.b.c`` -> ``a.b``);
+512 buckets by the CRC-32 of each key's parent FQN (``a.b.c`` -> ``a.b.``);
 its digest is SHA-256 over the buckets' digests, each the SHA-256 of that
 bucket's canonical JSON. It depends on content only, siblings (256 experts
 of one layer) share a bucket so each bucket is read in memory order by one
@@ -53,14 +53,14 @@ def _bucket_digest(bucket: dict[str, Any]) -> bytes:
 
 
 def _bucket(key: str) -> int:
-    return _crc32(key.rpartition(".")[0].encode()) & _MASK
+    return _crc32(key[:key.rfind(".") + 1].encode()) & _MASK
 
 
 def _full_map(value: PMap[Any, Any]) -> MapDigest:
     buckets: list[dict[str, Any]] = [{} for _ in range(_BUCKETS)]
     where: dict[str, int] = {}
     for key, item in mirror(value).items():
-        index = where[key] = _crc32(key.rpartition(".")[0].encode()) & _MASK
+        index = where[key] = _crc32(key[:key.rfind(".") + 1].encode()) & _MASK
         buckets[index][key] = item._data if type(item) is JSONMap else item
     return tuple(buckets), tuple(_bucket_digest(bucket) for bucket in buckets), where
 
