@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,16 @@ def test_diff_formats_and_replay(tmp_path: Path) -> None:
     assert text.returncode == 0 and b"~ param_plan/model.layers.3.mlp/is_boundary" in text.stdout
     patch = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--format", "patch")
     assert patch.returncode == 0 and json.loads(patch.stdout) == []
+
+
+def test_records_and_hashes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    outputs = []
+    for seed in ("1", "2"):
+        rec = tmp_path / f"rec{seed}.json"
+        done = subprocess.run([sys.executable, "-m", "metaplan", "normalize", "-q",
+                               str(fixture_path(NAME)), "-o", str(tmp_path / "o.json"),
+                               "--record", str(rec)], capture_output=True, check=False,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 0, done.stderr
+        outputs.append(rec.read_bytes())
+    assert outputs[0] == outputs[1]
