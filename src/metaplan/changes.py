@@ -9,7 +9,7 @@ undoes one and :func:`compose` chains several.
 
 Paths walk objects only: a JSON array is one value, changed as a whole.
 
->>> from metaplan.plan import Plan
+>>> from metaplan.plan import Plan, freeze_field
 >>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
 >>> change = Change("set", ("param_plan", "m", "is_boundary"), True, False, "example")
 >>> new = apply_changes(plan, (change,))
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -31,6 +31,7 @@ from metaplan.errors import ConflictError, InputError, format_path
 from metaplan.frozen import (
     JSONMap,
     freeze,
+    frozen,
     json_equal,
     mirror,
     pmap_with_mirror,
@@ -39,7 +40,7 @@ from metaplan.frozen import (
     to_raw,
 )
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
-from metaplan.plan import Plan
+from metaplan.plan import Plan, freeze_field
 
 __all__ = [
     "Change",
@@ -83,9 +84,9 @@ class Change(NamedTuple):
         """``{"op", "path", "old"?, "new"?, "why"}``; add has no old, remove no new."""
         out: dict[str, Any] = {"op": self.op, "path": list(self.path)}
         if self.op != "add":
-            out["old"] = self.old
+            out["old"] = thaw(self.old)
         if self.op != "remove":
-            out["new"] = self.new
+            out["new"] = thaw(self.new)
         out["why"] = self.why
         return out
 
@@ -173,15 +174,17 @@ class _Work:
     sharing every untouched value with the original.
     """
 
-    __slots__ = ("base", "copies", "items", "kids", "raw", "touched")
+    __slots__ = ("base", "copies", "items", "kids", "raw", "store", "touched")
 
     def __init__(self, base: Any, path: Sequence[str]) -> None:
         if type(base) is JSONMap:
             self.raw = True
             self.items = dict(base._data)
+            self.store = _store_raw
         elif isinstance(base, PMap):
             self.raw = False
             self.items = mirror(base).copy()
+            self.store = _store_field if not path else _store_frozen
         else:
             _not_an_object(base, tuple(path))
         self.base = base
@@ -206,10 +209,10 @@ class _Work:
     def terminal(self, change: Change) -> None:
         key = change.path[-1]
         if self.kids and key in self.kids:
-            self.items[key] = self._store(self.kids.pop(key).finish())
+            self.items[key] = self._keep(key, self.kids.pop(key).finish())
         elif self.copies and key in self.copies:
             self.items[key] = JSONMap._adopt(self.copies.pop(key))
-        _edit_dict(self.items, key, change, self.raw)
+        _edit_dict(self.items, key, change, self.raw, self.store)
         self.touched.add(key)
 
     def grandchild_terminal(self, key: str, change: Change) -> None:
@@ -225,19 +228,19 @@ class _Work:
                 return
             data = self.copies[key] = dict(value._data)
             self.touched.add(key)
-        _edit_dict(data, change.path[-1], change, True)
+        _edit_dict(data, change.path[-1], change, True, _store_raw)
 
-    def _store(self, value: Any) -> Any:
-        return to_raw(value) if self.raw else value
+    def _keep(self, key: str, value: Any) -> Any:
+        """A finished child, as this map holds it: raw inside a JSONMap, frozen in a PMap."""
+        return value._data if self.raw and type(value) is JSONMap else value
 
     def finish(self) -> Any:
         items = self.items
         for key, data in self.copies.items():
             items[key] = JSONMap._adopt(data)
         if self.kids:
-            store = self._store
             for key, kid in self.kids.items():
-                items[key] = store(kid.finish())
+                items[key] = self._keep(key, kid.finish())
             self.kids = {}
         if self.raw:
             return JSONMap._adopt(items)
@@ -257,15 +260,31 @@ class _Work:
         return result
 
 
-def _edit_dict(items: dict[str, Any], key: str, change: Change, raw: bool) -> None:
-    """Check ``change`` against ``items[key]``, then make it (raw values when ``raw``)."""
+def _store_raw(key: str, value: Any) -> Any:
+    """A value to hold inside a JSONMap: a private raw copy."""
+    return to_raw(value)
+
+
+def _store_frozen(key: str, value: Any) -> Any:
+    """A value to hold in a PMap: immutable, copied if the caller's was not."""
+    return frozen(value)
+
+
+def _store_field(key: str, value: Any) -> Any:
+    """A top-level field: frozen and checked as loading does (FQN maps become PMaps)."""
+    return freeze_field(key, to_raw(value))
+
+
+def _edit_dict(items: dict[str, Any], key: str, change: Change, raw: bool,
+               store: Callable[[str, Any], Any]) -> None:
+    """Check ``change`` against ``items[key]`` (raw values when ``raw``), then make it."""
     current = items.get(key, _MISSING)
     if current is not change.old or change.op == "add":
         _check(change, _view_raw(current) if raw else current)
     if change.op == "remove":
         del items[key]
     else:
-        items[key] = to_raw(change.new) if raw else change.new
+        items[key] = store(key, change.new)
 
 
 def _view_raw(value: Any) -> Any:
@@ -341,7 +360,7 @@ def _apply_shallow(plan: Plan, changes: Sequence[Change]) -> Plan | None:
             if change.op == "remove" and items.get(key, _MISSING) is change.old:
                 del items[key]  # the class-map removals passes make: checked by identity
             else:
-                _edit_dict(items, key, change, False)
+                _edit_dict(items, key, change, False, _store_frozen)
             touched.add(key)
             continue
         data = copies.get(key)
@@ -355,7 +374,7 @@ def _apply_shallow(plan: Plan, changes: Sequence[Change]) -> Plan | None:
         if change.op == "set" and data.get(leaf, _MISSING) is change.old and type(new) is bool:
             data[leaf] = new  # the flag flips passes make: checked by identity
         else:
-            _edit_dict(data, leaf, change, True)
+            _edit_dict(data, leaf, change, True, _store_raw)
     evolver = plan.fields.evolver()
     new_fields = dict(fields)
     for field, (items, copies, touched) in work.items():

@@ -12,10 +12,12 @@ from typing import Any
 
 from pyrsistent import pmap
 
-from metaplan.changes import Change
+from metaplan.changes import Change, apply_changes
 from metaplan.errors import InputError
-from metaplan.frozen import freeze_owned, pmap_of
-from metaplan.normalize import normalize
+from metaplan.frozen import JSONMap, freeze_owned, pmap_of, pmap_with_mirror
+from metaplan.normalize import normalize_pipeline
+from metaplan.passes import FROM_PLAN
+from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
 from metaplan.rules import InlineRule, SpecRegistry
 
@@ -43,8 +45,14 @@ def _as_rule(rule: Any) -> InlineRule:
 
 
 def _plan_over(param_plan: dict[str, Any], classes: dict[str, Any], external: Any) -> Plan:
-    """A plan viewing the caller's containers; never kept past this call."""
-    fields = {"param_plan": pmap_of(param_plan), "boundary_classes": pmap_of(classes),
+    """A plan viewing the caller's containers; never kept past this call.
+
+    Any ``dict`` (subclasses too, as the seed's ``isinstance`` check has it)
+    is an entry the passes may edit.
+    """
+    entries = pmap_with_mirror({fqn: JSONMap._adopt(entry) if isinstance(entry, dict)
+                                else freeze_owned(entry) for fqn, entry in param_plan.items()})
+    fields = {"param_plan": entries, "boundary_classes": pmap_of(dict(classes)),
               "external_state_classes": freeze_owned(list(external))}
     return Plan(pmap(fields))
 
@@ -73,7 +81,12 @@ def normalize_inline_meta(meta: Any, rules: Iterable[Any], model_type: str | Non
     if not isinstance(param_plan, dict) or not isinstance(classes, dict):
         raise InputError("meta.param_plan and meta.boundary_classes must be dicts")
     plan = _plan_over(param_plan, classes, external)
-    result = normalize(plan, rules=[_as_rule(r) for r in rules], specs=specs,
-                       model_type=model_type)
-    for record in result.records:
-        _write_back(record.changes, param_plan, classes)
+    stages = normalize_pipeline(plan, rules=[_as_rule(r) for r in rules], specs=specs,
+                                model_type=FROM_PLAN if model_type is None else model_type)
+    changes: list[Change] = []
+    for stage in stages:  # no records, so no hashing: any Python value the seed takes works
+        assert isinstance(stage, ChangesPass)
+        step = list(stage.changes(plan))
+        plan = apply_changes(plan, step)
+        changes += step
+    _write_back(changes, param_plan, classes)

@@ -22,7 +22,14 @@ import orjson
 from pyrsistent import PMap
 
 from metaplan.changes import Change, ChangeRecord
-from metaplan.frozen import JSONMap, canonical_bytes, freeze_owned, json_equal, mirror
+from metaplan.frozen import (
+    JSONMap,
+    canonical_bytes,
+    freeze_owned,
+    json_equal,
+    mirror,
+    orjson_default,
+)
 from metaplan.plan import Plan
 
 __all__ = ["diff"]
@@ -65,8 +72,16 @@ def _same(x: Any, y: Any) -> bool:
     if type(x) is dict and type(y) is dict:
         if x != y:  # C speed; but True == 1 here, so equal needs a second look
             return False
-        return orjson.dumps(x) == orjson.dumps(y) or canonical_bytes(x) == canonical_bytes(y)
+        return _bytes(x) == _bytes(y) or canonical_bytes(x) == canonical_bytes(y)
     return json_equal(x, y)
+
+
+def _bytes(value: dict[str, Any]) -> bytes:
+    """JSON bytes in the dict's own key order: cheap, and equal for plans written sorted."""
+    try:
+        return orjson.dumps(value, default=orjson_default)
+    except TypeError:  # integers past 64 bits, lone surrogates
+        return canonical_bytes(value)
 
 
 def _diff_maps(x: Any, y: Any, path: tuple[str, ...], why: str, out: list[Change]) -> None:

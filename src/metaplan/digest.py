@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from pyrsistent import PMap
 
-from metaplan.frozen import JSONMap, canonical_bytes, mirror, orjson_default
+from metaplan.frozen import JSONMap, canonical_bytes, mirror
 
 __all__ = ["DigestState", "Touched", "field_digests", "plan_digest"]
 
@@ -49,7 +49,7 @@ Touched = Mapping[str, Iterable[str]]
 def _bucket_digest(bucket: dict[str, Any]) -> bytes:
     if not bucket:
         return _EMPTY
-    return _sha256(orjson.dumps(bucket, default=orjson_default, option=_SORTED)).digest()
+    return _sha256(canonical_bytes(bucket)).digest()
 
 
 def _bucket(key: str) -> int:

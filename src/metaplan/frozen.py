@@ -37,6 +37,7 @@ __all__ = [
     "fast_view",
     "freeze",
     "freeze_owned",
+    "frozen",
     "json_equal",
     "paused_gc",
     "thaw",
@@ -189,6 +190,14 @@ def freeze_owned(value: Any) -> Any:
     return _view(value)
 
 
+def frozen(value: Any) -> Any:
+    """``value`` itself when it is already immutable plan data, else :func:`freeze` of it."""
+    kind = type(value)
+    if kind is JSONMap or kind is JSONFloat or kind in _SCALARS:
+        return value
+    return freeze(value)
+
+
 def freeze(value: Any) -> Any:
     """Freeze any JSON-shaped value into its immutable form, copying what is mutable.
 
@@ -258,12 +267,12 @@ def canonical_bytes(value: Any) -> bytes:
     """Compact JSON with sorted keys: the plan's identity, byte for byte."""
     try:
         return orjson.dumps(value, default=orjson_default, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # integers past 64 bits: the stdlib writes the same bytes
+    except TypeError:  # integers past 64 bits, lone surrogates: the stdlib can write them
         import json
 
         return json.dumps(
             thaw(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        ).encode()
+        ).encode("utf-8", "surrogatepass")
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -277,8 +286,9 @@ def json_equal(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     if ta in _SCALARS or tb in _SCALARS:
         return ta is tb and a == b
-    if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, float) and isinstance(b, float) and a == b
+    if isinstance(a, float) or isinstance(b, float):  # as written: -0.0 is not 0.0
+        return (isinstance(a, float) and isinstance(b, float)
+                and float.__repr__(a) == float.__repr__(b))
     return canonical_bytes(a) == canonical_bytes(b)
 
 

@@ -32,7 +32,7 @@ from metaplan.frozen import (
 )
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 
-__all__ = ["Plan", "dump", "dumps", "load", "loads"]
+__all__ = ["Plan", "dump", "dumps", "freeze_field", "load", "loads"]
 
 _EMPTY: PMap[Any, Any] = pmap()
 _MAP_FIELDS = ("param_plan", "boundary_classes")
@@ -84,7 +84,7 @@ class Plan(Mapping[str, Any]):
         """A plan over raw data that no one else references (just parsed): no copy."""
         if not isinstance(raw, dict):
             raise PlanError(f"a plan is a JSON object, found {_kind(raw)}", source=source)
-        return cls(pmap({key: _field(key, value, source) for key, value in raw.items()}))
+        return cls(pmap({key: freeze_field(key, value, source) for key, value in raw.items()}))
 
     def _evolve(self, fields: PMap[Any, Any]) -> Plan:
         """This plan if ``fields`` is its own map, else a plan over ``fields``."""
@@ -135,7 +135,7 @@ class Plan(Mapping[str, Any]):
         old = self._fields.get(key, _ABSENT)
         if old is not _ABSENT and json_equal(old, value):
             return self
-        return Plan(self._fields.set(key, _field(key, to_raw(value), None)))
+        return Plan(self._fields.set(key, freeze_field(key, to_raw(value), None)))
 
     def remove(self, key: str) -> Plan:
         """A plan without top-level ``key``; this plan if it has none."""
@@ -182,7 +182,7 @@ class Plan(Mapping[str, Any]):
 _ABSENT: Any = object()
 
 
-def _field(key: str, value: Any, source: str | None) -> Any:
+def freeze_field(key: str, value: Any, source: str | None = None) -> Any:
     """Freeze one owned raw top-level value, checking the shape the passes rely on."""
     if value is None:
         return None
@@ -190,10 +190,22 @@ def _field(key: str, value: Any, source: str | None) -> Any:
         if not isinstance(value, dict):
             raise PlanError(f"must be an object of FQN -> value, found {_kind(value)}",
                             path=(key,), source=source)
+        if key == "boundary_classes":
+            _check_class_names(value.items(), key, source)
         return pmap_of(value)
     if key in _LIST_FIELDS and not isinstance(value, list):
         raise PlanError(f"must be an array, found {_kind(value)}", path=(key,), source=source)
+    if key == "external_state_classes":
+        _check_class_names(enumerate(value), key, source)
     return freeze_owned(value)
+
+
+def _check_class_names(items: Any, key: str, source: str | None) -> None:
+    """Class names are strings (or null); an object or array there is a broken plan."""
+    for where, name in items:
+        if type(name) is dict or type(name) is list:
+            raise PlanError(f"a class name is a string, found {_kind(name)}",
+                            path=(key, where), source=source)
 
 
 def _kind(value: Any) -> str:
