@@ -178,7 +178,10 @@ def _view(value: Any) -> Any:
     if kind is dict:
         return JSONMap._adopt(value)
     if kind is list:
-        return pvector([_view(item) for item in value])
+        for item in value:
+            if type(item) is dict or type(item) is list:
+                return pvector([_view(item) for item in value])
+        return pvector(value)  # all scalars (44k parameter names, say): no call per item
     return value
 
 
