@@ -55,3 +55,21 @@ def test_a_failing_pass_is_named_with_what_ran_before() -> None:
     assert info.value.pass_name == "explodes"
     assert info.value.before == ("strip_external_state_boundaries",)
     assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_a_pass_that_returns_no_pass_result_is_named() -> None:
+    def not_a_pass(plan: metaplan.Plan) -> list[metaplan.Change]:
+        return []
+
+    with pytest.raises(metaplan.PassError, match=r"returned list.*changes_pass"):
+        metaplan.pipeline(not_a_pass).run(metaplan.Plan.from_json({}))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name first"):
+        metaplan.changes_pass(not_a_pass)  # type: ignore[arg-type]
+
+
+def test_malformed_changes_are_refused() -> None:
+    plan = metaplan.Plan.from_json({"x": 1})
+    with pytest.raises(ValueError, match="not a change"):
+        metaplan.changes.apply_changes(plan, [metaplan.Change("frob", ("x",), 1, 2)])
+    with pytest.raises(ValueError, match="not a change"):
+        metaplan.changes.apply_changes(plan, [metaplan.Change("set", ["x"], 1, 2)])  # type: ignore[arg-type]

@@ -108,7 +108,11 @@ def test_rules_file_overrides_injections(tmp_path: Path) -> None:
 def test_explain_and_hash() -> None:
     done = metaplan("explain", fixture_path(NAME), "model.layers.3.mlp.shared_experts")
     assert done.returncode == 0
-    assert b"strip_ep_sub_boundaries: set" in done.stdout and b"why:" in done.stdout
+    assert (b"strip_ep_sub_boundaries: ~ param_plan/model.layers.3.mlp.shared_experts/"
+            b"is_boundary: true -> false") in done.stdout
+    assert b"why:" in done.stdout
+    unknown = metaplan("explain", fixture_path(NAME), "no.such.module")
+    assert unknown.returncode == 2 and b"no such module" in unknown.stderr
     hashed = metaplan("hash", fixture_path(NAME))
     assert hashed.returncode == 0 and hashed.stdout.startswith(b"sha256:")
 
@@ -142,3 +146,35 @@ def test_records_and_hashes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> No
         assert done.returncode == 0, done.stderr
         outputs.append(rec.read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_outputs_are_checked_before_anything_is_written(tmp_path: Path) -> None:
+    rec = tmp_path / "rec.json"
+    rec.write_bytes(b"precious")
+    into_a_folder = metaplan("normalize", fixture_path(NAME), "-o", tmp_path, "--record", rec)
+    assert into_a_folder.returncode == 2 and b"is a directory" in into_a_folder.stderr
+    assert rec.read_bytes() == b"precious"
+    same = metaplan("normalize", fixture_path(NAME), "-o", rec, "--record", rec)
+    assert same.returncode == 2 and b"its own path" in same.stderr
+    assert rec.read_bytes() == b"precious"
+    no_folder = metaplan("normalize", fixture_path(NAME), "-o", tmp_path / "nope" / "o.json")
+    assert no_folder.returncode == 2 and b"no folder" in no_folder.stderr
+
+
+def test_links_devices_and_dash_are_written_through(tmp_path: Path) -> None:
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    link.symlink_to(target)
+    assert metaplan("normalize", "-q", fixture_path(NAME), "-o", link).returncode == 0
+    assert link.is_symlink() and target.read_bytes() == expected_bytes(NAME)
+    assert metaplan("normalize", "-q", fixture_path(NAME), "-o", os.devnull).returncode == 0
+    assert Path(os.devnull).is_char_device()
+    dash = metaplan("normalize", fixture_path(NAME), "-o", "-", cwd=tmp_path)
+    assert dash.stdout == expected_bytes(NAME) and not (tmp_path / "-").exists()
+
+
+def test_version_and_diff_exit_code() -> None:
+    assert metaplan("--version").stdout.startswith(b"metaplan ")
+    same = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--exit-code")
+    differ = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz",
+                      "--exit-code")
+    assert (same.returncode, differ.returncode) == (0, 1)

@@ -318,6 +318,10 @@ def apply_changes(plan: Plan, changes: Sequence[Change]) -> Plan:
     """Apply ``changes`` in order, checking each old value; no hash checks."""
     if not changes:
         return plan
+    for change in changes:
+        if change.op not in _OPS or type(change.path) is not tuple or not change.path:
+            raise ValueError(f"not a change: {change!r}; op is one of {list(_OPS)} and path a "
+                             "non-empty tuple of keys")
     shallow = _apply_shallow(plan, changes)
     if shallow is not None:
         return shallow

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from metaplan import __version__
 from metaplan.changes import (
     Change,
     ChangeRecord,
@@ -22,7 +23,7 @@ from metaplan.changes import (
 )
 from metaplan.diff import diff
 from metaplan.errors import ConflictError, InputError, PassError
-from metaplan.frozen import thaw
+from metaplan.frozen import canonical_bytes
 from metaplan.jsonio import dumps_pretty, write_many_atomic
 from metaplan.normalize import normalize
 from metaplan.passes import FROM_PLAN
@@ -41,8 +42,22 @@ def _emit(outputs: dict[str, bytes], stdout: bytes | None) -> None:
         sys.stdout.buffer.flush()
 
 
-def _normalized(args: argparse.Namespace) -> tuple[Plan, tuple[ChangeRecord, ...]]:
-    plan = load(args.plan)
+def _output(args: argparse.Namespace, text: bytes,
+            also: dict[str, bytes] | None = None) -> None:
+    """Write ``text`` to ``-o`` (``-`` or none: stdout), with ``also`` in the same commit."""
+    outputs = dict(also or {})
+    to_file = args.output not in (None, "-")
+    if to_file:
+        if args.output in outputs:
+            raise InputError(f"{args.output}: given both as -o and as --record: give each "
+                             "output its own path", source=args.output)
+        outputs[args.output] = text
+    _emit(outputs, None if to_file else text)
+
+
+def _normalized(args: argparse.Namespace,
+                plan: Plan | None = None) -> tuple[Plan, tuple[ChangeRecord, ...]]:
+    plan = load(args.plan) if plan is None else plan
     specs = load_specs(args.specs) if args.specs else None
     rules = load_rules(args.rules) if args.rules else None
     model_type: Any = args.model_type if args.model_type is not None else FROM_PLAN
@@ -52,14 +67,8 @@ def _normalized(args: argparse.Namespace) -> tuple[Plan, tuple[ChangeRecord, ...
 
 def _cmd_normalize(args: argparse.Namespace) -> int:
     plan, records = _normalized(args)
-    outputs: dict[str, bytes] = {}
-    if args.record:
-        outputs[args.record] = dumps_records(records)
-    text = dumps(plan)
-    if args.output:
-        outputs[args.output] = text
-    _emit(outputs, None if args.output else text)
-    if args.output and not args.quiet:
+    _output(args, dumps(plan), {args.record: dumps_records(records)} if args.record else None)
+    if args.output not in (None, "-") and not args.quiet:
         counts = ", ".join(f"{r.pass_name}: {len(r)}" for r in records)
         print(f"metaplan: wrote {args.output} ({plan.content_hash}); changes: {counts}",
               file=sys.stderr)
@@ -69,38 +78,37 @@ def _cmd_normalize(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     plan = load(args.plan)
     records = load_records(args.record)
-    result = replay(plan, records)
-    text = dumps(result)
-    _emit({args.output: text} if args.output else {}, None if args.output else text)
+    _output(args, dumps(replay(plan, records)))
     return 0
 
 
 def _cmd_invert(args: argparse.Namespace) -> int:
     records = load_records(args.record)
-    text = dumps_records(invert(record) for record in reversed(records))
-    _emit({args.output: text} if args.output else {}, None if args.output else text)
+    _output(args, dumps_records(invert(record) for record in reversed(records)))
     return 0
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    _, records = _normalized(args)
+    plan = load(args.plan)
+    if args.fqn not in plan.param_plan and args.fqn not in plan.boundary_classes:
+        raise InputError(f"{args.fqn}: no such module in {args.plan} (neither in param_plan nor "
+                         "in boundary_classes)", source=args.plan)
+    _, records = _normalized(args, plan)
     found = False
     for record in records:
-        for change in record.touching(("param_plan", args.fqn)) + record.touching(
-                ("boundary_classes", args.fqn)):
+        for change in (record.touching(("param_plan", args.fqn))
+                       + record.touching(("boundary_classes", args.fqn))):
             found = True
-            old = "" if change.op == "add" else f" {_short(change.old)} ->"
-            new = "" if change.op == "remove" else f" {_short(change.new)}"
-            path = "/".join(change.path)
-            print(f"{record.pass_name}: {change.op} {path}:{old}{new}\n    why: {change.why}")
+            print(f"{record.pass_name}: {_change_line(change)}\n    why: {change.why}")
     if not found:
         print(f"{args.fqn}: normalize changes nothing here")
     return 0
 
 
 def _short(value: Any) -> str:
-    return dumps_pretty(thaw(value)).decode() if isinstance(value, (str, bool)) else repr(
-        thaw(value))
+    """A value as compact JSON, cut at 80 characters."""
+    text = canonical_bytes(value).decode("utf-8", "replace")
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
@@ -113,8 +121,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         lines = [f"{record.base} -> {record.result}: {len(record)} changes"]
         lines += [_change_line(change) for change in record.changes]
         text = ("\n".join(lines) + "\n").encode()
-    _emit({args.output: text} if args.output else {}, None if args.output else text)
-    return 0
+    _output(args, text)
+    return 1 if args.exit_code and not record.is_noop else 0
 
 
 def _change_line(change: Change) -> str:
@@ -137,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="metaplan",
         description="Normalize frozen parallelization plans (codegen_meta.json) with pure, "
                     "recorded passes.")
+    parser.add_argument("--version", action="version", version=f"metaplan {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def rules_options(sub: argparse.ArgumentParser) -> None:
@@ -156,13 +165,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=_cmd_normalize)
 
     sub = commands.add_parser("replay", help="apply change records to a plan, checked")
-    sub.add_argument("plan", metavar="PLAN")
-    sub.add_argument("record", metavar="REC")
+    sub.add_argument("plan", metavar="PLAN", help="the plan the records were made on")
+    sub.add_argument("record", metavar="REC", help="records file (normalize --record, diff)")
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
     sub.set_defaults(run=_cmd_replay)
 
     sub = commands.add_parser("invert", help="write the records that undo REC")
-    sub.add_argument("record", metavar="REC")
+    sub.add_argument("record", metavar="REC", help="records file to invert")
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
     sub.set_defaults(run=_cmd_invert)
 
@@ -172,16 +181,18 @@ def _parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=_cmd_explain)
 
     sub = commands.add_parser("diff", help="the changes that turn plan A into plan B")
-    sub.add_argument("a", metavar="A")
-    sub.add_argument("b", metavar="B")
+    sub.add_argument("a", metavar="A", help="the plan to start from")
+    sub.add_argument("b", metavar="B", help="the plan to arrive at")
     sub.add_argument("--format", choices=("text", "json", "patch"), default="text",
                      help="text (default), json (a records file replay takes), or patch "
                           "(RFC 6902 JSON Patch)")
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    sub.add_argument("--exit-code", action="store_true",
+                     help="exit 1 when the plans differ (as git diff --exit-code)")
     sub.set_defaults(run=_cmd_diff)
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
-    sub.add_argument("plans", metavar="PLAN", nargs="+")
+    sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
     sub.set_defaults(run=_cmd_hash)
     return parser
 

@@ -13,6 +13,7 @@ import contextlib
 import gzip
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -106,26 +107,72 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     write_many_atomic({os.fspath(path): data})
 
 
+def _target(path: str) -> tuple[str, bool]:
+    """Where ``path`` really writes (symlinks followed), and whether to write it in place.
+
+    A device or a pipe (``/dev/null``, a FIFO) is written directly: renaming
+    a temp file over it would replace it with a regular file.
+    """
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise InputError(f"{path}: cannot write: it is a directory", source=path)
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise InputError(f"{path}: cannot write: no folder {folder}", source=path)
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real, False
+    return real, not stat.S_ISREG(mode)
+
+
 def write_many_atomic(files: Mapping[str, bytes]) -> None:
-    """Write several files so that either all of them land or none is touched."""
-    staged: list[tuple[str, str]] = []
-    mode = 0o666 & ~_umask()
+    """Write several files so that either all of them land or none is touched.
+
+    Every target is checked before anything is written; each regular file is
+    written to a temp file beside it and renamed over it, keeping an
+    existing file's permissions.
+    """
+    targets = {path: _target(path) for path in files}
+    seen: dict[str, str] = {}
+    for path, (real, _) in targets.items():
+        if real in seen:
+            raise InputError(f"{path}: the same file as {seen[real]}: give each output its own "
+                             "path", source=path)
+        seen[real] = path
+    staged: list[tuple[str, str, str]] = []
+    direct: list[tuple[str, bytes]] = []
     try:
         for path, data in files.items():
-            folder = os.path.dirname(os.path.abspath(path))
-            fd, tmp = tempfile.mkstemp(prefix=".metaplan-", dir=folder)
-            staged.append((tmp, path))
+            real, in_place = targets[path]
+            payload = _encode(path, data)
+            if in_place:
+                direct.append((real, payload))
+                continue
+            fd, tmp = tempfile.mkstemp(prefix=".metaplan-", dir=os.path.dirname(real))
+            staged.append((tmp, real, path))
             with os.fdopen(fd, "wb") as handle:
-                handle.write(_encode(path, data))
-            os.chmod(tmp, mode)
-        for tmp, path in staged:
-            os.replace(tmp, path)
+                handle.write(payload)
+            os.chmod(tmp, _mode_for(real))
+        for tmp, real, _ in staged:
+            os.replace(tmp, real)
+        for real, payload in direct:
+            with open(real, "wb") as handle:
+                handle.write(payload)
     except OSError as exc:
-        for tmp, _ in staged:
+        for tmp, _, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        where = exc.filename or ", ".join(files)
+        where = ", ".join(files)
         raise InputError(f"{where}: cannot write: {exc.strerror or exc}", source=where) from exc
+
+
+def _mode_for(path: str) -> int:
+    """An existing file's permission bits, else the umask's default for a new file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
 
 
 def _umask() -> int:

@@ -90,6 +90,9 @@ class _FunctionPass:
 
 def changes_pass(name: str) -> Callable[[Callable[[Plan], Iterable[Change]]], Pass]:
     """Turn ``plan -> iterable of Change`` into a pass named ``name``."""
+    if not isinstance(name, str):
+        raise TypeError("changes_pass takes the pass's name first: @changes_pass('my_pass')")
+
     def wrap(function: Callable[[Plan], Iterable[Change]]) -> Pass:
         return _FunctionPass(name, function)
     return wrap
@@ -143,6 +146,10 @@ class Trace:
                 lo = mid + 1
         return lo if lo < len(self.states) else None
 
+    def explain_module(self, fqn: str) -> tuple[tuple[str, Change], ...]:
+        """``(pass name, change)`` for every change to module ``fqn``'s entry or class."""
+        return self.explain("param_plan", fqn) + self.explain("boundary_classes", fqn)
+
     def explain(self, *path: str) -> tuple[tuple[str, Change], ...]:
         """``(pass name, change)`` for every change at, under or above ``path``.
 
@@ -167,6 +174,11 @@ def _step(passes_done: tuple[str, ...]) -> Callable[[PassResult, Pass], PassResu
             raise
         except Exception as exc:
             raise PassError(name, tuple(done), exc) from exc
+        if not isinstance(result, PassResult):
+            raise PassError(name, tuple(done), TypeError(
+                f"a pass returns PassResult(plan, record), this one returned "
+                f"{type(result).__name__}; wrap a function of plan -> changes with "
+                "changes_pass(name)"))
         done.append(name)
         return result
     return step

@@ -29,18 +29,30 @@ from metaplan.plan import Plan
 __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_boundary_classes"]
 
 
-def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, str]:
-    """Class -> the first (in FQN order) non-boundary FQN of that class."""
-    example: dict[Any, str] = {}
+def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, list[str]]:
+    """Class -> its first two (in FQN order) non-boundary FQNs, as examples for a why."""
+    example: dict[Any, list[str]] = {}
     classes = mirror(class_map) if isinstance(class_map, PMap) else class_map
     for fqn, entry in mirror(plan.param_plan).items():
         if type(entry) is JSONMap and entry._data.get("is_boundary") is False:
             cls = classes.get(fqn)
             if cls is not None:
                 known = example.get(cls)
-                if known is None or fqn < known:
-                    example[cls] = fqn
+                if known is None:
+                    example[cls] = [fqn]
+                elif len(known) < 2 or fqn < known[1]:
+                    known.append(fqn)
+                    known.sort()
+                    del known[2:]
     return example
+
+
+def _why(cls: Any, fqn: str, examples: list[str]) -> str:
+    other = next((name for name in examples if name != fqn), None)
+    if other is None:
+        return (f"class {cls} has non-boundary instances (this module is one), so its "
+                "forward is not lowered")
+    return f"class {cls} is shared with non-boundary {other}"
 
 
 @dataclass(frozen=True, repr=False)
@@ -60,7 +72,7 @@ class MarkSharedClassBoundaries(ChangesPass):
         shared = sorted((fqn, cls) for fqn, cls in mirror(plan.boundary_classes).items()
                         if cls in example)
         for fqn, cls in shared:
-            why = f"class {cls} is shared with non-boundary {example[cls]}"
+            why = _why(cls, fqn, example[cls])
             change = set_flag(param_plan.get(fqn), fqn, "skip_source_lowering", True, why)
             if change is not None:
                 changes.append(change)
