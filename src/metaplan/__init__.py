@@ -1,4 +1,25 @@
-"""metaplan: frozen parallelization plans as persistent data, transformed by pure passes."""
+"""metaplan: frozen parallelization plans as persistent data, transformed by pure passes.
+
+>>> import metaplan
+>>> plan = metaplan.Plan.from_json({
+...     "param_plan": {"a": {"is_boundary": True}, "b": {"is_boundary": False}},
+...     "boundary_classes": {"a": "MLP", "b": "MLP"}})
+>>> result = metaplan.normalize(plan)          # pure: plan is untouched
+>>> result.plan.param_plan["a"]["skip_source_lowering"]
+True
+>>> "skip_source_lowering" in plan.param_plan["a"]
+False
+>>> for record in result.records:
+...     print(record.pass_name, len(record))
+strip_ep_sub_boundaries 0
+strip_external_state_boundaries 0
+mark_shared_class_boundaries 2
+>>> metaplan.replay(plan, result.records) == result.plan
+True
+
+Start with :func:`load`, :func:`normalize`, :func:`dump`; see the README for
+the tour, the record format and the CLI.
+"""
 
 from metaplan.changes import (
     Change,

@@ -29,7 +29,7 @@ from metaplan.normalize import normalize
 from metaplan.passes import FROM_PLAN
 from metaplan.pipeline import replay
 from metaplan.plan import Plan, dumps, load
-from metaplan.rules import load_rules, load_specs
+from metaplan.rules import BUILTIN_SPECS, load_rules, load_specs
 
 __all__ = ["main"]
 
@@ -61,6 +61,10 @@ def _normalized(args: argparse.Namespace,
     specs = load_specs(args.specs) if args.specs else None
     rules = load_rules(args.rules) if args.rules else None
     model_type: Any = args.model_type if args.model_type is not None else FROM_PLAN
+    registry = specs if specs is not None else BUILTIN_SPECS
+    if args.model_type is not None and all(key[1] != args.model_type for key in registry.specs):
+        print(f"metaplan: note: no spec is specific to model type {args.model_type!r}; the "
+              "generic specs apply", file=sys.stderr)
     result = normalize(plan, specs=specs, rules=rules, model_type=model_type)
     return result.plan, result.records
 
