@@ -491,8 +491,10 @@ def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecor
     if isinstance(obj, Mapping) and obj.get("format") == RECORD_FORMAT:
         return (ChangeRecord.from_json(obj, where=source),)
     if not isinstance(obj, Mapping) or not isinstance(obj.get("records"), list):
+        found = (f"an object with keys {sorted(obj)[:6]}" if isinstance(obj, Mapping)
+                 else type(obj).__name__)
         raise InputError(f'{source}: expected {{"format": "{RECORDS_FORMAT}", "records": '
-                         "[...]} or a single record", source=source)
+                         f"[...]}} or a single record, found {found}", source=source)
     return tuple(ChangeRecord.from_json(item, where=f"{source}: records[{i}]")
                  for i, item in enumerate(obj["records"]))
 

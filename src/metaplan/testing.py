@@ -179,14 +179,15 @@ def rule_lists(draw: st.DrawFn) -> tuple[InlineRule, ...]:
 def check_pass_laws(pass_: Pass, plan: Plan) -> None:
     """Assert the laws of a pass on ``plan``; raises ``AssertionError`` naming the law.
 
-    The input is unchanged; a no-op returns the input object; the record's
-    hashes are those of the input and the result; replaying the record (also
-    after a JSON round trip) reproduces the result; inverting it restores the
-    input.
+    The input is unchanged; the pass is deterministic (a second run gives
+    the same record); a no-op returns the input object; the record's hashes
+    are those of the input and the result; replaying the record (also after a
+    JSON round trip) reproduces the result; inverting it restores the input.
     """
     before = dumps(plan)
     result = pass_(plan)
     assert dumps(plan) == before, f"{pass_.name}: the input plan changed"
+    assert pass_(plan).record == result.record, f"{pass_.name}: a second run differs"
     record = result.record
     assert record.base == plan.content_hash, f"{pass_.name}: record base is not the input hash"
     assert record.result == result.plan.content_hash, f"{pass_.name}: record result hash"
