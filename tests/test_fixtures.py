@@ -86,7 +86,7 @@ def test_fixture_specs_file_is_the_builtin_registry(specs_path: object) -> None:
 def test_deepseek_records_say_why(loaded: dict[str, metaplan.Plan]) -> None:
     result = metaplan.normalize(loaded["deepseek_v3.hf4"])
     trace = result.trace
-    explained = trace.explain("param_plan", "model.layers.0.mlp")
+    explained = trace.explain_module("model.layers.0.mlp")
     assert [(name, change.op, change.path[-1]) for name, change in explained] == [
         ("mark_shared_class_boundaries", "add", "skip_source_lowering")]
     assert explained[0][1].why.startswith("class DeepseekV3MLP is shared with non-boundary ")

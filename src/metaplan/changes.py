@@ -174,7 +174,7 @@ class _Work:
     sharing every untouched value with the original.
     """
 
-    __slots__ = ("base", "copies", "items", "kids", "raw", "store", "touched")
+    __slots__ = ("base", "items", "kids", "raw", "store", "touched")
 
     def __init__(self, base: Any, path: Sequence[str]) -> None:
         if type(base) is JSONMap:
@@ -189,14 +189,11 @@ class _Work:
             _not_an_object(base, tuple(path))
         self.base = base
         self.kids: dict[str, _Work] = {}
-        self.copies: dict[str, dict[str, Any]] = {}  # raw copies of JSONMap children
         self.touched: set[str] = set()
 
     def child(self, key: str, path: Sequence[str], depth: int) -> _Work:
         kid = self.kids.get(key)
         if kid is None:
-            if key in self.copies:
-                self.items[key] = JSONMap._adopt(self.copies.pop(key))
             value = self.items.get(key, _MISSING)
             if value is _MISSING:
                 _not_an_object(value, tuple(path[:depth + 1]))
@@ -210,25 +207,8 @@ class _Work:
         key = change.path[-1]
         if self.kids and key in self.kids:
             self.items[key] = self._keep(key, self.kids.pop(key).finish())
-        elif self.copies and key in self.copies:
-            self.items[key] = JSONMap._adopt(self.copies.pop(key))
         _edit_dict(self.items, key, change, self.raw, self.store)
         self.touched.add(key)
-
-    def grandchild_terminal(self, key: str, change: Change) -> None:
-        """``change`` sets a key of the JSONMap child ``key``: patch a raw copy of it.
-
-        The common case (a flag on one entry) without a working copy per entry.
-        """
-        data = self.copies.get(key)
-        if data is None:
-            value = self.items.get(key, _MISSING) if key not in self.kids else None
-            if type(value) is not JSONMap:
-                self.child(key, change.path, len(change.path) - 2).terminal(change)
-                return
-            data = self.copies[key] = dict(value._data)
-            self.touched.add(key)
-        _edit_dict(data, change.path[-1], change, True, _store_raw)
 
     def _keep(self, key: str, value: Any) -> Any:
         """A finished child, as this map holds it: raw inside a JSONMap, frozen in a PMap."""
@@ -236,28 +216,34 @@ class _Work:
 
     def finish(self) -> Any:
         items = self.items
-        for key, data in self.copies.items():
-            items[key] = JSONMap._adopt(data)
         if self.kids:
             for key, kid in self.kids.items():
                 items[key] = self._keep(key, kid.finish())
             self.kids = {}
         if self.raw:
             return JSONMap._adopt(items)
-        base = self.base
-        if len(self.touched) * _REBUILD_FRACTION >= len(base):
-            return pmap_with_mirror(items)
-        evolver = base.evolver()
-        for key in self.touched:
-            value = items.get(key, _MISSING)
-            if value is _MISSING:
-                if key in evolver:
-                    evolver.remove(key)
-            else:
-                evolver.set(key, value)
-        result = evolver.persistent()
-        remember_mirror(result, items)
-        return result
+        return _persist(self.base, items, self.touched)
+
+
+def _persist(base: PMap[Any, Any], items: dict[str, Any], touched: set[str]) -> PMap[Any, Any]:
+    """The PMap holding ``items``: ``base`` edited at ``touched`` keys, ``items`` its mirror.
+
+    Past 1/8 of the keys touched, rebuilding from the patched mirror beats an
+    evolver; below it, the evolver shares the untouched trie.
+    """
+    if len(touched) * _REBUILD_FRACTION >= len(base):
+        return pmap_with_mirror(items)
+    evolver = base.evolver()
+    for key in touched:
+        value = items.get(key, _MISSING)
+        if value is _MISSING:
+            if key in evolver:
+                evolver.remove(key)
+        else:
+            evolver.set(key, value)
+    result = evolver.persistent()
+    remember_mirror(result, items)
+    return result
 
 
 def _store_raw(key: str, value: Any) -> Any:
@@ -384,18 +370,7 @@ def _apply_shallow(plan: Plan, changes: Sequence[Change]) -> Plan | None:
     for field, (items, copies, touched) in work.items():
         for key, data in copies.items():
             items[key] = JSONMap._adopt(data)
-        base = fields[field]
-        if len(touched) * _REBUILD_FRACTION >= len(base):
-            value = pmap_with_mirror(items)
-        else:
-            inner = base.evolver()
-            for key in touched:
-                if key in items:
-                    inner.set(key, items[key])
-                elif key in inner:
-                    inner.remove(key)
-            value = inner.persistent()
-            remember_mirror(value, items)
+        value = _persist(fields[field], items, touched)
         evolver.set(field, value)
         new_fields[field] = value
     result = evolver.persistent()
