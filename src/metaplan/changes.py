@@ -234,10 +234,11 @@ def _persist(base: PMap[Any, Any], items: dict[str, Any], touched: set[str]) -> 
     if len(touched) * _REBUILD_FRACTION >= len(base):
         return pmap_with_mirror(items)
     evolver = base.evolver()
+    had = mirror(base)
     for key in touched:
         value = items.get(key, _MISSING)
         if value is _MISSING:
-            if key in evolver:
+            if key in had:
                 evolver.remove(key)
         else:
             evolver.set(key, value)
