@@ -31,6 +31,7 @@ from metaplan.errors import ConflictError, InputError, format_path
 from metaplan.frozen import (
     JSONMap,
     freeze,
+    freeze_owned,
     frozen,
     json_equal,
     mirror,
@@ -267,16 +268,11 @@ def _edit_dict(items: dict[str, Any], key: str, change: Change, raw: bool,
     """Check ``change`` against ``items[key]`` (raw values when ``raw``), then make it."""
     current = items.get(key, _MISSING)
     if current is not change.old or change.op == "add":
-        _check(change, _view_raw(current) if raw else current)
+        _check(change, freeze_owned(current) if raw else current)
     if change.op == "remove":
         del items[key]
     else:
         items[key] = store(key, change.new)
-
-
-def _view_raw(value: Any) -> Any:
-    kind = type(value)
-    return JSONMap._adopt(value) if kind is dict else value
 
 
 def _short(value: Any) -> str:

@@ -163,8 +163,9 @@ class Trace:
         return len(self.records)
 
 
-def _step(passes_done: tuple[str, ...]) -> Callable[[PassResult, Pass], PassResult]:
-    done = list(passes_done)
+def _step() -> Callable[[PassResult, Pass], PassResult]:
+    """One run's step function; it remembers the passes run so far, for errors."""
+    done: list[str] = []
 
     def step(previous: PassResult, current: Pass) -> PassResult:
         name = _name(current)
@@ -188,7 +189,7 @@ def run(passes: Sequence[Pass], plan: Plan) -> Trace:
     """Run ``passes`` in order on ``plan``; keep every state and record."""
     start = PassResult(plan, ChangeRecord("<input>", "", ""))
     with paused_gc():
-        results = tuple(toolz.accumulate(_step(()), passes, start))
+        results = tuple(toolz.accumulate(_step(), passes, start))
     return Trace(tuple(_name(p) for p in passes), tuple(r.plan for r in results),
                  tuple(r.record for r in results[1:]))
 
