@@ -108,8 +108,8 @@ def test_rules_file_overrides_injections(tmp_path: Path) -> None:
 def test_explain_and_hash() -> None:
     done = metaplan("explain", fixture_path(NAME), "model.layers.3.mlp.shared_experts")
     assert done.returncode == 0
-    assert (b"strip_ep_sub_boundaries: ~ param_plan/model.layers.3.mlp.shared_experts/"
-            b"is_boundary: true -> false") in done.stdout
+    assert done.stdout.startswith(b"model.layers.3.mlp.shared_experts\n  1. "
+                                  b"strip_ep_sub_boundaries: ~ is_boundary: true -> false\n")
     assert b"why:" in done.stdout
     unknown = metaplan("explain", fixture_path(NAME), "no.such.module")
     assert unknown.returncode == 2 and b"no such module" in unknown.stderr
@@ -126,12 +126,13 @@ def test_diff_formats_and_replay(tmp_path: Path) -> None:
     out = tmp_path / "d.json"
     done = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz",
                     "--format", "json", "-o", out)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     replayed = metaplan("replay", fixture_path(NAME), out)
     assert replayed.returncode == 0 and replayed.stdout == expected_bytes(NAME)
     text = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz")
-    assert text.returncode == 0 and b"~ param_plan/model.layers.3.mlp/is_boundary" in text.stdout
-    patch = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--format", "patch")
+    assert text.returncode == 1
+    assert b"\nmodel.layers.3.mlp\n  ~ is_boundary: true -> false\n" in text.stdout
+    patch = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--format", "jsonpatch")
     assert patch.returncode == 0 and json.loads(patch.stdout) == []
 
 
@@ -172,9 +173,12 @@ def test_links_devices_and_dash_are_written_through(tmp_path: Path) -> None:
     assert dash.stdout == expected_bytes(NAME) and not (tmp_path / "-").exists()
 
 
-def test_version_and_diff_exit_code() -> None:
+def test_version_and_diff_exit_codes_as_diff1() -> None:
     assert metaplan("--version").stdout.startswith(b"metaplan ")
-    same = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--exit-code")
-    differ = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz",
-                      "--exit-code")
-    assert (same.returncode, differ.returncode) == (0, 1)
+    same = metaplan("diff", fixture_path(NAME), fixture_path(NAME))
+    differ = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz")
+    broken = metaplan("diff", fixture_path(NAME), DATA / "no-such.json")
+    assert (same.returncode, differ.returncode, broken.returncode) == (0, 1, 2)
+    assert same.stdout.endswith(b"0 changes: 0 top-level fields, 0 modules (0 changes)\n")
+    # the old flag is still taken, and changes nothing
+    assert metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--exit-code").returncode == 0

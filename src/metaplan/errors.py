@@ -11,6 +11,7 @@ __all__ = [
     "PassError",
     "PlanError",
     "SpecError",
+    "VerificationError",
     "format_path",
 ]
 
@@ -84,3 +85,21 @@ class PassError(RuntimeError):
         super().__init__(f"pass {pass_name} failed (after: {ran}): {cause}")
         self.pass_name = pass_name
         self.before = tuple(before)
+
+
+class VerificationError(PassError):
+    """A verifier found violations in the plan a pass returned (or in the input).
+
+    ``pass_name`` is the pass whose result failed (``"<input>"`` for the input
+    plan); ``violations`` what the verifiers found.
+    """
+
+    def __init__(self, pass_name: str, before: Sequence[str], violations: Sequence[Any]) -> None:
+        shown = "; ".join(str(v) for v in violations[:5])
+        more = f"; and {len(violations) - 5} more" if len(violations) > 5 else ""
+        where = "the input plan" if pass_name == "<input>" else f"the plan after pass {pass_name}"
+        RuntimeError.__init__(self, f"{where} fails verification ({len(violations)} "
+                                    f"violation(s)): {shown}{more}")
+        self.pass_name = pass_name
+        self.before = tuple(before)
+        self.violations = tuple(violations)

@@ -17,15 +17,11 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from metaplan.changes import ChangeRecord
-from metaplan.passes import (
-    FROM_PLAN,
-    mark_shared_class_boundaries,
-    strip_ep_sub_boundaries,
-    strip_external_state_boundaries,
-)
-from metaplan.pipeline import Pipeline, Trace, pipeline
+from metaplan.passes import FROM_PLAN
+from metaplan.passes.registry import NORMALIZE, build_pipeline
+from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan
-from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
+from metaplan.rules import InlineRule, SpecRegistry
 
 __all__ = ["NormalizeResult", "normalize", "normalize_pipeline"]
 
@@ -47,13 +43,9 @@ def normalize_pipeline(plan: Plan, *, specs: SpecRegistry | None = None,
     ``module_overrides``; ``model_type=None`` takes the plan's ``model_type``
     (pass ``FROM_PLAN`` or a string explicitly to be unambiguous).
     """
-    return pipeline(
-        strip_ep_sub_boundaries(rules=rules, specs=BUILTIN_SPECS if specs is None else specs,
-                                model_type=FROM_PLAN if model_type is None else model_type),
-        strip_external_state_boundaries(),
-        mark_shared_class_boundaries(class_map=plan.boundary_classes),
-        label="normalize",
-    )
+    return build_pipeline(NORMALIZE, plan, specs=specs, rules=rules,
+                          model_type=FROM_PLAN if model_type is None else model_type,
+                          label="normalize")
 
 
 def normalize(plan: Plan, *, specs: SpecRegistry | None = None,

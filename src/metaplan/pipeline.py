@@ -22,14 +22,15 @@ True
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import toolz
 
 from metaplan.changes import Change, ChangeRecord, apply, compose, make_record
-from metaplan.errors import PassError
+from metaplan.errors import PassError, VerificationError
 from metaplan.frozen import paused_gc
 from metaplan.plan import Plan
 
@@ -39,11 +40,16 @@ __all__ = [
     "PassResult",
     "Pipeline",
     "Trace",
+    "Verifier",
     "changes_pass",
     "pipeline",
     "replay",
     "run",
 ]
+
+
+Verifier = Callable[[Plan], Sequence[Any]]
+"""A check run between passes: ``plan -> violations`` (empty: the plan is sound)."""
 
 
 class PassResult(NamedTuple):
@@ -109,6 +115,8 @@ class Trace:
     passes: tuple[str, ...]
     states: tuple[Plan, ...]
     records: tuple[ChangeRecord, ...]
+    seconds: tuple[float, ...] = field(default=(), compare=False)
+    """Wall time of each pass (verifiers excluded), when the trace was run here."""
 
     @property
     def input(self) -> Plan:
@@ -146,6 +154,26 @@ class Trace:
                 lo = mid + 1
         return lo if lo < len(self.states) else None
 
+    def first(self, predicate: Callable[[Plan], bool]) -> int | None:
+        """The first state index where ``predicate`` holds, trying every state in order.
+
+        Unlike :meth:`bisect` this needs no monotone predicate; it calls
+        ``predicate`` up to ``len(states)`` times.
+        """
+        return next((i for i, state in enumerate(self.states) if predicate(state)), None)
+
+    def first_failing(self, verifier: Verifier) -> tuple[int, Sequence[Any]] | None:
+        """``(state index, violations)`` of the first state ``verifier`` rejects, or None."""
+        for i, state in enumerate(self.states):
+            violations = verifier(state)
+            if violations:
+                return i, violations
+        return None
+
+    def pass_of(self, index: int) -> str:
+        """The pass that produced state ``index`` (``"<input>"`` for state 0)."""
+        return "<input>" if index == 0 else self.passes[index - 1]
+
     def explain_module(self, fqn: str) -> tuple[tuple[str, Change], ...]:
         """``(pass name, change)`` for every change to module ``fqn``'s entry or class."""
         return self.explain("param_plan", fqn) + self.explain("boundary_classes", fqn)
@@ -163,35 +191,55 @@ class Trace:
         return len(self.records)
 
 
-def _step() -> Callable[[PassResult, Pass], PassResult]:
+def _verified(plan: Plan, verifiers: Sequence[Verifier], name: str,
+              done: Sequence[str]) -> None:
+    violations = [violation for verifier in verifiers for violation in verifier(plan)]
+    if violations:
+        raise VerificationError(name, tuple(done), violations)
+
+
+def _step(verifiers: Sequence[Verifier], seconds: list[float],
+          ) -> Callable[[PassResult, Pass], PassResult]:
     """One run's step function; it remembers the passes run so far, for errors."""
     done: list[str] = []
 
     def step(previous: PassResult, current: Pass) -> PassResult:
         name = _name(current)
+        started = time.perf_counter()
         try:
             result = current(previous.plan)
         except PassError:
             raise
         except Exception as exc:
             raise PassError(name, tuple(done), exc) from exc
+        seconds.append(time.perf_counter() - started)
         if not isinstance(result, PassResult):
             raise PassError(name, tuple(done), TypeError(
                 f"a pass returns PassResult(plan, record), this one returned "
                 f"{type(result).__name__}; wrap a function of plan -> changes with "
                 "changes_pass(name)"))
+        if verifiers:
+            _verified(result.plan, verifiers, name, done)
         done.append(name)
         return result
     return step
 
 
-def run(passes: Sequence[Pass], plan: Plan) -> Trace:
-    """Run ``passes`` in order on ``plan``; keep every state and record."""
+def run(passes: Sequence[Pass], plan: Plan, *, verifiers: Sequence[Verifier] = ()) -> Trace:
+    """Run ``passes`` in order on ``plan``; keep every state and record.
+
+    With ``verifiers``, the input and every pass's result are checked; the
+    first violation stops the run with a :class:`VerificationError` naming
+    the pass whose result failed (as MLIR's verifier does).
+    """
     start = PassResult(plan, ChangeRecord("<input>", "", ""))
+    seconds: list[float] = []
     with paused_gc():
-        results = tuple(toolz.accumulate(_step(), passes, start))
+        if verifiers:
+            _verified(plan, verifiers, "<input>", ())
+        results = tuple(toolz.accumulate(_step(tuple(verifiers), seconds), passes, start))
     return Trace(tuple(_name(p) for p in passes), tuple(r.plan for r in results),
-                 tuple(r.record for r in results[1:]))
+                 tuple(r.record for r in results[1:]), tuple(seconds))
 
 
 def replay(plan: Plan, records: Iterable[ChangeRecord]) -> Plan:
@@ -205,6 +253,7 @@ class Pipeline:
 
     passes: tuple[Pass, ...]
     label: str | None = None
+    verifiers: tuple[Verifier, ...] = ()
 
     @property
     def name(self) -> str:
@@ -212,8 +261,8 @@ class Pipeline:
         return self.label or f"pipeline({', '.join(_name(p) for p in self.passes)})"
 
     def run(self, plan: Plan) -> Trace:
-        """Run every pass; see :func:`run`."""
-        return run(self.passes, plan)
+        """Run every pass (and this pipeline's verifiers); see :func:`run`."""
+        return run(self.passes, plan, verifiers=self.verifiers)
 
     def __call__(self, plan: Plan) -> PassResult:
         trace = self.run(plan)
@@ -223,7 +272,11 @@ class Pipeline:
 
     def then(self, *passes: Pass) -> Pipeline:
         """A new pipeline with ``passes`` appended."""
-        return Pipeline(self.passes + passes, self.label)
+        return Pipeline(self.passes + passes, self.label, self.verifiers)
+
+    def verified(self, *verifiers: Verifier) -> Pipeline:
+        """A new pipeline that checks the input and every pass's result with ``verifiers``."""
+        return Pipeline(self.passes, self.label, self.verifiers + verifiers)
 
     def __len__(self) -> int:
         return len(self.passes)

@@ -1,0 +1,158 @@
+"""The ``metaplan`` command line: its options, and the exit codes of every command.
+
+Exit codes, as diff(1): 0 success (no difference, no violation), 1 a
+difference or a violation was found, 2 bad input or a refused replay (one
+paragraph on stderr, no traceback, no file written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+from collections.abc import Sequence
+
+from metaplan import __version__
+from metaplan.cli._commands import COMMANDS
+from metaplan.errors import ConflictError, InputError, PassError, VerificationError
+from metaplan.passes.registry import PASSES
+
+__all__ = ["main"]
+
+_PASS_LIST = ", ".join(PASSES)
+
+
+def _pipeline_options(sub: argparse.ArgumentParser, *, plan: bool = True,
+                      prefix: str = "") -> None:
+    """PLAN and the options that choose and configure the passes."""
+    if plan:
+        sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    dash = f"--{prefix}"
+    sub.add_argument(f"{dash}specs", metavar="F",
+                     help="strategy specs JSON (default: the built-in registry)")
+    sub.add_argument(f"{dash}rules", metavar="F",
+                     help="inline rules JSON (default: from the plan's injections)")
+    sub.add_argument(f"{dash}model-type", metavar="T",
+                     help="model type for spec lookup (default: the plan's model_type)")
+    sub.add_argument(f"{dash}passes", metavar="SPEC",
+                     help=f"comma-separated passes to run (default: normalize, the three "
+                          f"stages): {_PASS_LIST}")
+
+
+def _run_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--print-pipeline", action="store_true",
+                     help="print the pipeline spec that would run, and stop")
+    sub.add_argument("--verify-each", action="store_true",
+                     help="verify the input and every pass's result; stop at the first "
+                          "violation, naming the pass (exit 1)")
+    sub.add_argument("--stats", action="store_true",
+                     help="print each pass's changes and wall time on stderr")
+
+
+def _out_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+
+
+def _format_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--format", choices=("text", "json", "jsonpatch", "patch"), default="text",
+                     help="text (grouped by module; default), json (a records file replay "
+                          "takes), or jsonpatch (RFC 6902, with test ops)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metaplan",
+        description="Normalize frozen parallelization plans (codegen_meta.json) with pure, "
+                    "recorded passes. Exit 0: done (no difference, no violation); 1: a "
+                    "difference or violation found; 2: bad input.")
+    parser.add_argument("--version", action="version", version=f"metaplan {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub = commands.add_parser("normalize", help="normalize a plan as the seed does")
+    _pipeline_options(sub)
+    _run_options(sub)
+    _out_option(sub)
+    sub.add_argument("--record", metavar="REC", help="also write the change records here")
+    sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
+    sub = commands.add_parser("trace", help="write every state and record of a run to a folder")
+    _pipeline_options(sub)
+    _run_options(sub)
+    sub.add_argument("--out", metavar="DIR", required=True,
+                     help="folder for 000-input.json, 001-<pass>.json, 001-<pass>.record.json"
+                          ", ... and trace.json")
+
+    sub = commands.add_parser("replay", help="apply change records to a plan, checked")
+    sub.add_argument("plan", metavar="PLAN", help="the plan the records were made on")
+    sub.add_argument("record", metavar="REC", help="records file (normalize --record, diff)")
+    _out_option(sub)
+
+    sub = commands.add_parser("invert", help="write the records that undo REC")
+    sub.add_argument("record", metavar="REC", help="records file to invert")
+    _out_option(sub)
+
+    sub = commands.add_parser("explain", help="every change to some modules, with its pass and "
+                                              "why")
+    _pipeline_options(sub, plan=False)
+    _run_options(sub)
+    sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    sub.add_argument("fqns", metavar="FQN", nargs="+",
+                     help="module FQNs, e.g. model.layers.3.mlp")
+
+    sub = commands.add_parser("diff", help="the changes that turn plan A into plan B "
+                                           "(exit 1 when they differ)")
+    sub.add_argument("a", metavar="A", help="the plan to start from")
+    sub.add_argument("b", metavar="B", help="the plan to arrive at")
+    _format_option(sub)
+    _out_option(sub)
+    sub.add_argument("--exit-code", action="store_true", help=argparse.SUPPRESS)
+
+    sub = commands.add_parser("compare", help="run two versions of a pipeline on one plan; "
+                                              "report the first pass whose output differs")
+    _pipeline_options(sub)
+    _pipeline_options(sub, plan=False, prefix="against-")
+    _format_option(sub)
+
+    sub = commands.add_parser("bisect", help="the first state of a run that fails verification "
+                                             "(or matches --path/--hash/--matches)")
+    _pipeline_options(sub)
+    _run_options(sub)
+    sub.add_argument("--checks", metavar="C",
+                     help="the verify checks to use (comma-separated; default: all)")
+    sub.add_argument("--path", metavar="P",
+                     help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary: "
+                          "find where it first changes (or first equals --value)")
+    sub.add_argument("--value", metavar="JSON", help="with --path: the value to find")
+    sub.add_argument("--hash", metavar="H", help="find the state with this content hash")
+    sub.add_argument("--matches", metavar="PLAN", help="find the state equal to this plan")
+
+    sub = commands.add_parser("verify", help="check the invariants the code emitter relies on "
+                                             "(exit 1 with a list when violated)")
+    sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    sub.add_argument("--checks", metavar="C",
+                     help="comma-separated checks (default: all): entry-object, "
+                          "boundary-class, class-key, single-contract")
+    sub.add_argument("--format", choices=("text", "json"), default="text")
+
+    sub = commands.add_parser("hash", help="print the content hash of plans")
+    sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    gc.disable()  # one short job over one big acyclic tree: collections only cost time
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except VerificationError as exc:
+        print(f"metaplan {args.command}: verification failed: {exc}", file=sys.stderr)
+        return 1
+    except (InputError, ConflictError, PassError) as exc:
+        message = str(exc)
+        if isinstance(exc, ConflictError):
+            message = f"replay refused: {message}"
+        print(f"metaplan {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,92 @@
+"""Passes by name, and the textual pipeline spec: ``strip-ep-sub-boundaries,...``.
+
+A spec is a comma-separated list of pass names; ``normalize`` stands for
+the three stages in the seed's order. Names are written in kebab case, and
+the snake-case names records carry are accepted too.
+
+>>> parse_passes("normalize")
+('strip-ep-sub-boundaries', 'strip-external-state-boundaries', 'mark-shared-class-boundaries')
+>>> format_passes(parse_passes(" strip_external_state_boundaries , mark-shared-class-boundaries"))
+'strip-external-state-boundaries,mark-shared-class-boundaries'
+>>> parse_passes("strip-ep")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+metaplan.errors.SpecError: --passes: unknown pass 'strip-ep' (did you mean strip-ep-sub-...?); ...
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from metaplan.errors import SpecError
+from metaplan.passes.mark_shared import mark_shared_class_boundaries
+from metaplan.passes.strip_ep import FROM_PLAN, strip_ep_sub_boundaries
+from metaplan.passes.strip_external import strip_external_state_boundaries
+from metaplan.pipeline import Pass, Pipeline
+from metaplan.plan import Plan
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
+
+__all__ = ["NORMALIZE", "PASSES", "Settings", "build_pipeline", "format_passes", "parse_passes"]
+
+
+class Settings(NamedTuple):
+    """What a pass may be built from: the input plan and the user's rules and specs."""
+
+    plan: Plan
+    specs: SpecRegistry = BUILTIN_SPECS
+    rules: tuple[InlineRule, ...] | None = None
+    model_type: Any = FROM_PLAN
+
+
+PASSES: dict[str, Callable[[Settings], Pass]] = {
+    "strip-ep-sub-boundaries": lambda s: strip_ep_sub_boundaries(
+        rules=s.rules, specs=s.specs, model_type=s.model_type),
+    "strip-external-state-boundaries": lambda s: strip_external_state_boundaries(),
+    # the class map as it was before any pass ran: the seed's full_class_map
+    "mark-shared-class-boundaries": lambda s: mark_shared_class_boundaries(
+        class_map=s.plan.boundary_classes),
+}
+"""Pass name -> how to build it for one run."""
+
+NORMALIZE = tuple(PASSES)
+"""The seed's three stages, in its order."""
+
+
+def parse_passes(text: str, *, where: str = "--passes") -> tuple[str, ...]:
+    """The pass names of a spec, checked; ``normalize`` expands to :data:`NORMALIZE`."""
+    names: list[str] = []
+    for word in text.split(","):
+        name = word.strip().replace("_", "-")
+        if name == "normalize":
+            names.extend(NORMALIZE)
+        elif name in PASSES:
+            names.append(name)
+        else:
+            raise SpecError(f"{where}: {_unknown(word.strip())}", source=where)
+    return tuple(names)
+
+
+def _unknown(word: str) -> str:
+    if not word:
+        return "an empty pass name (two commas, or a comma at an end?)"
+    close = difflib.get_close_matches(word.replace("_", "-"), [*PASSES, "normalize"], n=1,
+                                      cutoff=0.4)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (f"unknown pass {word!r}{hint}; known: {', '.join(PASSES)}, and normalize for "
+            "all three")
+
+
+def format_passes(names: Iterable[str]) -> str:
+    """The spec that :func:`parse_passes` reads back as ``names``."""
+    return ",".join(names)
+
+
+def build_pipeline(names: Sequence[str], plan: Plan, *, specs: SpecRegistry | None = None,
+                   rules: Iterable[InlineRule] | None = None, model_type: Any = FROM_PLAN,
+                   label: str | None = None) -> Pipeline:
+    """The pipeline of the named passes, built for a run on ``plan``."""
+    settings = Settings(plan, BUILTIN_SPECS if specs is None else specs,
+                        None if rules is None else tuple(rules), model_type)
+    return Pipeline(tuple(PASSES[name](settings) for name in names), label)

@@ -1,0 +1,143 @@
+"""Text for people: a record grouped by module, a module's history, per-pass stats.
+
+>>> from metaplan.plan import Plan
+>>> from metaplan.diff import diff
+>>> a = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "params": {"w.x": 1}}},
+...                     "boundary_classes": {"m": "MLP"}, "model_type": "x"})
+>>> b = Plan.from_json({"param_plan": {"m": {"is_boundary": False, "params": {"w.x": 2}}},
+...                     "boundary_classes": {}, "model_type": "y"})
+>>> print(format_diff(diff(a, b)), end="")
+4 changes: 1 top-level field, 1 module (3 changes)
+(top level)
+  ~ model_type: "x" -> "y"
+m
+  ~ is_boundary: true -> false
+  ~ params["w.x"]: 1 -> 2
+  - class: "MLP"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from metaplan.changes import Change, ChangeRecord
+from metaplan.frozen import canonical_bytes
+from metaplan.pipeline import Trace
+
+__all__ = [
+    "change_line",
+    "format_diff",
+    "format_explain",
+    "format_stats",
+    "natural_key",
+    "short",
+]
+
+_FQN_MAPS = ("param_plan", "boundary_classes")
+_TOP = "(top level)"
+_NUMBERS = re.compile(r"(\d+)")
+
+
+def short(value: Any, width: int = 80) -> str:
+    """A value as compact JSON, cut at ``width`` characters."""
+    text = canonical_bytes(value).decode("utf-8", "replace")
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _inner(path: Sequence[Any]) -> str:
+    out = []
+    for key in path:
+        if isinstance(key, int):
+            out.append(f"[{key}]")
+        elif key.isidentifier():
+            out.append(f".{key}" if out else key)
+        else:
+            out.append('["' + key.replace('"', '\\"') + '"]')
+    return "".join(out)
+
+
+def _where(change: Change) -> tuple[str, str]:
+    """``(group, label)``: the module (or top level) a change is about, and what in it."""
+    path = change.path
+    if len(path) >= 2 and path[0] in _FQN_MAPS:
+        if path[0] == "boundary_classes":
+            return path[1], "class"
+        return path[1], _inner(path[2:]) or "entry"
+    return _TOP, _inner(path)
+
+
+def change_line(change: Change, label: str | None = None) -> str:
+    """``~ label: old -> new`` (``+`` for an add, ``-`` for a removal)."""
+    label = label if label is not None else "/".join(map(str, change.path))
+    if change.op == "add":
+        return f"+ {label}: {short(change.new)}"
+    if change.op == "remove":
+        return f"- {label}: {short(change.old)}"
+    return f"~ {label}: {short(change.old)} -> {short(change.new)}"
+
+
+def natural_key(fqn: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that puts ``layers.2`` before ``layers.10``.
+
+    >>> sorted(["m.layers.10", "m.layers.2", "m.norm"], key=natural_key)
+    ['m.layers.2', 'm.layers.10', 'm.norm']
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in _NUMBERS.split(fqn) if part)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
+    """The record as text: top-level fields first, then one group per module, by FQN.
+
+    ``limit`` caps the modules shown (the summary line still counts them all).
+    """
+    groups: dict[str, list[str]] = {}
+    for change in sorted(record.changes, key=lambda c: c.path[0] == "boundary_classes"):
+        group, label = _where(change)
+        groups.setdefault(group, []).append(change_line(change, label))
+    top = groups.pop(_TOP, [])
+    in_modules = sum(map(len, groups.values()))
+    lines = [f"{_plural(len(record), 'change')}: {_plural(len(top), 'top-level field')}, "
+             f"{_plural(len(groups), 'module')} ({_plural(in_modules, 'change')})"]
+    if top:
+        lines += [_TOP, *(f"  {line}" for line in top)]
+    fqns = sorted(groups, key=natural_key)
+    for fqn in fqns if limit is None else fqns[:limit]:
+        lines += [fqn, *(f"  {line}" for line in groups[fqn])]
+    if limit is not None and len(fqns) > limit:
+        lines.append(f"... and {_plural(len(fqns) - limit, 'more module')}")
+    return "\n".join(lines) + "\n"
+
+
+def format_explain(trace: Trace, fqns: Iterable[str]) -> str:
+    """Every change to each module's entry and class, in pipeline order, with its why."""
+    lines = []
+    for fqn in fqns:
+        found = trace.explain_module(fqn)
+        lines.append(fqn if found else f"{fqn}: no pass changes it")
+        for step, (pass_name, change) in enumerate(found, 1):
+            _, label = _where(change)
+            lines.append(f"  {step}. {pass_name}: {change_line(change, label)}")
+            lines.append(f"     why: {change.why}")
+    return "\n".join(lines) + "\n"
+
+
+def format_stats(trace: Trace, extra: Sequence[tuple[str, float]] = ()) -> str:
+    """Per pass: changes, modules touched and wall time; ``extra`` adds timed steps."""
+    rows = [("pass", "changes", "modules", "ms")]
+    for name, record, seconds in zip(trace.passes, trace.records, trace.seconds, strict=False):
+        modules = len({change.path[1] for change in record.changes
+                       if len(change.path) >= 2 and change.path[0] in _FQN_MAPS})
+        rows.append((name, str(len(record)), str(modules), f"{seconds * 1e3:.1f}"))
+    rows += [(name, "", "", f"{seconds * 1e3:.1f}") for name, seconds in extra]
+    total = sum(trace.seconds) + sum(seconds for _, seconds in extra)
+    rows.append(("total", str(sum(map(len, trace.records))), "", f"{total * 1e3:.1f}"))
+    width = max(len(row[0]) for row in rows)
+    return "".join(f"{row[0]:<{width}}  {row[1]:>8}  {row[2]:>8}  {row[3]:>8}\n"
+                   for row in rows)

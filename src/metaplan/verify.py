@@ -1,0 +1,153 @@
+"""The invariants the code emitter relies on, checked on a plan.
+
+:func:`verify` runs every check and returns the violations found (empty
+when the plan is sound). Each :class:`Violation` names its check, the JSON
+path it is about and what is wrong there. A verifier is any
+``plan -> sequence of Violation``; pipelines run them between passes.
+
+>>> from metaplan.plan import Plan
+>>> plan = Plan.from_json({
+...     "param_plan": {"a": {"is_boundary": True, "in_src": {"x": {"tp": "R"}}},
+...                    "b": {"is_boundary": True, "in_src": {"x": {"tp": "S(0)"}}},
+...                    "c": {"is_boundary": True}, "d": "junk"},
+...     "boundary_classes": {"a": "MLP", "b": "MLP", "e": "MLP"}})
+>>> for violation in verify(plan):  # doctest: +ELLIPSIS
+...     print(violation)
+entry-object: param_plan["d"]: an entry is an object, found a string (the passes skip it)
+boundary-class: param_plan["c"]: a boundary with no class in boundary_classes
+class-key: boundary_classes["e"]: no such module in param_plan
+single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from metaplan.errors import SpecError, format_path
+from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc
+from metaplan.plan import Plan
+
+__all__ = ["CHECKS", "CONTRACT_KEYS", "Verifier", "Violation", "verify"]
+
+CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
+"""The boundary contract: what every boundary of one class must agree on (params excepted)."""
+
+
+class Violation(NamedTuple):
+    """One broken invariant: which check, where (a JSON path), and what is wrong."""
+
+    check: str
+    path: tuple[str, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.check}: {format_path(self.path)}: {self.message}"
+
+
+Verifier = Callable[[Plan], Sequence[Violation]]
+"""A check of a plan: the violations it finds, empty when the plan is sound."""
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "PVector":
+        return "an array"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def _entries(plan: Plan) -> dict[str, Any]:
+    return mirror(plan.param_plan)
+
+
+def _sorted(items: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(key, items[key]) for key in sorted(items)]
+
+
+def entry_objects(plan: Plan) -> list[Violation]:
+    """Every ``param_plan`` entry is an object (the seed skips others silently)."""
+    return [Violation("entry-object", ("param_plan", fqn),
+                      f"an entry is an object, found {_kind(entry)} (the passes skip it)")
+            for fqn, entry in _sorted(_entries(plan)) if not hasattr(entry, "get")]
+
+
+def boundary_classes_resolve(plan: Plan) -> list[Violation]:
+    """Every boundary entry (``is_boundary: true``) has a class name in ``boundary_classes``."""
+    classes = mirror(plan.boundary_classes)
+    found = []
+    for fqn, entry in _entries(plan).items():
+        if hasattr(entry, "get") and entry.get("is_boundary") is True:
+            name = classes.get(fqn)
+            if not isinstance(name, str):
+                what = ("no class in boundary_classes" if name is None
+                        else f"a class that is {_kind(name)}, not a name")
+                found.append(Violation("boundary-class", ("param_plan", fqn),
+                                       f"a boundary with {what}"))
+    return sorted(found)
+
+
+def class_keys_exist(plan: Plan) -> list[Violation]:
+    """Every ``boundary_classes`` key is a module of ``param_plan``."""
+    entries = _entries(plan)
+    return [Violation("class-key", ("boundary_classes", fqn), "no such module in param_plan")
+            for fqn in sorted(mirror(plan.boundary_classes)) if fqn not in entries]
+
+
+def _contract(entry: Any) -> bytes:
+    data = entry._data if type(entry) is JSONMap else entry
+    return canonical_bytes([data.get(key) for key in CONTRACT_KEYS])
+
+
+def single_contract(plan: Plan) -> list[Violation]:
+    """All boundary modules of one class share one contract (``params`` may differ).
+
+    Source lowering rewrites the class's ``forward`` once, for every instance;
+    two contracts under one class cannot both be honoured.
+    """
+    entries = _entries(plan)
+    first: dict[str, tuple[str, bytes]] = {}
+    found = []
+    for fqn, name in _sorted(mirror(plan.boundary_classes)):
+        entry: Any = entries.get(fqn)
+        if not isinstance(name, str) or not hasattr(entry, "get") \
+                or entry.get("is_boundary") is not True:
+            continue
+        contract = _contract(entry)
+        seen = first.setdefault(name, (fqn, contract))
+        if seen[1] != contract:
+            found.append(Violation("single-contract", ("boundary_classes", fqn),
+                                   _contract_difference(name, seen[0], entries[seen[0]],
+                                                        fqn, entry)))
+    return found
+
+
+def _contract_difference(name: str, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
+    key = next(key for key in CONTRACT_KEYS
+               if canonical_bytes(a.get(key)) != canonical_bytes(b.get(key)))
+    shown = [canonical_bytes(entry.get(key)).decode("utf-8", "replace") for entry in (a, b)]
+    return (f"class {name} has 2 boundary contracts: {fqn_a} has {key} {shown[0]}, "
+            f"{fqn_b} has {shown[1]}")
+
+
+CHECKS: dict[str, Verifier] = {
+    "entry-object": entry_objects,
+    "boundary-class": boundary_classes_resolve,
+    "class-key": class_keys_exist,
+    "single-contract": single_contract,
+}
+"""Every check :func:`verify` runs, by name, in the order it runs them."""
+
+
+def verify(plan: Plan, checks: Sequence[str] | None = None) -> tuple[Violation, ...]:
+    """The violations of every check (or of the named ``checks``), in check order."""
+    names = tuple(CHECKS) if checks is None else tuple(checks)
+    unknown = [name for name in names if name not in CHECKS]
+    if unknown:
+        raise SpecError(f"unknown check(s) {unknown}; known: {list(CHECKS)}")
+    with paused_gc():
+        return tuple(violation for name in names for violation in CHECKS[name](plan))
