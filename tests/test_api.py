@@ -16,9 +16,13 @@ PUBLIC = {
     "load", "load_records", "load_rules", "load_specs", "loads", "mark_shared_class_boundaries",
     "normalize", "normalize_pipeline", "pipeline", "replay", "rules_from_plan", "run",
     "strip_ep_sub_boundaries", "strip_external_state_boundaries", "thaw", "to_json_patch",
+    # introspection
+    "Comparison", "VerificationError", "Violation", "build_pipeline", "compare", "format_passes",
+    "parse_passes", "verify",
 }
-MODULES = ("changes", "cli", "compat", "diff", "digest", "errors", "frozen", "jsonio",
-           "normalize", "oracle", "passes", "pipeline", "plan", "rules", "testing")
+MODULES = ("changes", "cli", "compare", "compat", "diff", "digest", "errors", "frozen", "jsonio",
+           "normalize", "oracle", "passes", "passes.registry", "pipeline", "plan", "report",
+           "rules", "testing", "verify")
 
 
 def test_top_level_names_are_pinned() -> None:

@@ -31,8 +31,16 @@ from metaplan.changes import (
     load_records,
     to_json_patch,
 )
+from metaplan.compare import Comparison, compare
 from metaplan.diff import diff
-from metaplan.errors import ConflictError, InputError, PassError, PlanError, SpecError
+from metaplan.errors import (
+    ConflictError,
+    InputError,
+    PassError,
+    PlanError,
+    SpecError,
+    VerificationError,
+)
 from metaplan.frozen import JSONMap, freeze, thaw
 from metaplan.normalize import NormalizeResult, normalize, normalize_pipeline
 from metaplan.passes import (
@@ -41,6 +49,7 @@ from metaplan.passes import (
     strip_ep_sub_boundaries,
     strip_external_state_boundaries,
 )
+from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import (
     Pass,
     PassResult,
@@ -61,6 +70,7 @@ from metaplan.rules import (
     load_specs,
     rules_from_plan,
 )
+from metaplan.verify import Violation, verify
 
 __version__ = "0.1.0"
 
@@ -69,6 +79,7 @@ __all__ = [
     "FROM_PLAN",
     "Change",
     "ChangeRecord",
+    "Comparison",
     "ConflictError",
     "InlineRule",
     "InputError",
@@ -84,14 +95,19 @@ __all__ = [
     "SpecRegistry",
     "StrategySpec",
     "Trace",
+    "VerificationError",
+    "Violation",
     "__version__",
     "apply",
+    "build_pipeline",
     "changes_pass",
+    "compare",
     "compose",
     "diff",
     "dump",
     "dump_records",
     "dumps",
+    "format_passes",
     "freeze",
     "invert",
     "load",
@@ -102,6 +118,7 @@ __all__ = [
     "mark_shared_class_boundaries",
     "normalize",
     "normalize_pipeline",
+    "parse_passes",
     "pipeline",
     "replay",
     "rules_from_plan",
@@ -110,4 +127,5 @@ __all__ = [
     "strip_external_state_boundaries",
     "thaw",
     "to_json_patch",
+    "verify",
 ]

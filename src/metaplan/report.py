@@ -135,7 +135,10 @@ def format_stats(trace: Trace, extra: Sequence[tuple[str, float]] = ()) -> str:
         modules = len({change.path[1] for change in record.changes
                        if len(change.path) >= 2 and change.path[0] in _FQN_MAPS})
         rows.append((name, str(len(record)), str(modules), f"{seconds * 1e3:.1f}"))
-    rows += [(name, "", "", f"{seconds * 1e3:.1f}") for name, seconds in extra]
+    steps: dict[str, float] = {}
+    for name, seconds in extra:  # several dumps are one row
+        steps[name] = steps.get(name, 0.0) + seconds
+    rows += [(name, "", "", f"{seconds * 1e3:.1f}") for name, seconds in steps.items()]
     total = sum(trace.seconds) + sum(seconds for _, seconds in extra)
     rows.append(("total", str(sum(map(len, trace.records))), "", f"{total * 1e3:.1f}"))
     width = max(len(row[0]) for row in rows)

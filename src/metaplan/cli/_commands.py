@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import orjson
 
 from metaplan.changes import ChangeRecord, dumps_records, invert, load_records, to_json_patch
 from metaplan.cli._common import (
+    Timer,
     note,
     output,
     pipeline_from,
@@ -26,7 +29,7 @@ from metaplan.frozen import freeze_owned, json_equal
 from metaplan.jsonio import dumps_pretty, parse_json, write_many_atomic
 from metaplan.pipeline import Trace, replay
 from metaplan.plan import Plan, dumps, load
-from metaplan.report import format_diff, format_explain
+from metaplan.report import format_diff, format_explain, short
 from metaplan.verify import CHECKS, verify
 
 __all__ = ["COMMANDS"]
@@ -64,7 +67,7 @@ def _trace(args: argparse.Namespace) -> int:
     trace = run.trace
     for index, state in enumerate(trace.states):
         stem = f"{index:03d}-" + ("input" if index == 0 else _slug(trace.passes[index - 1]))
-        files[os.path.join(folder, stem + ".json")] = dumps(state)
+        files[os.path.join(folder, stem + ".json")] = run.timer.time("dump", partial(dumps, state))
         item: dict[str, Any] = {"index": index, "pass": trace.pass_of(index),
                                 "plan": stem + ".json", "hash": state.content_hash}
         if index:
@@ -120,13 +123,14 @@ def _invert(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    plan = load(args.plan)
+    timer = Timer()
+    plan = timer.time("load", lambda: load(args.plan))
     missing = [fqn for fqn in args.fqns
                if fqn not in plan.param_plan and fqn not in plan.boundary_classes]
     if missing:
         raise InputError(f"{', '.join(missing)}: no such module in {args.plan} (neither in "
                          "param_plan nor in boundary_classes)", source=args.plan)
-    run = run_pipeline(args, plan)
+    run = run_pipeline(args, plan, timer)
     if run is None:
         return 0
     to_stdout(format_explain(run.trace, args.fqns).encode())
@@ -159,7 +163,14 @@ def _compare(args: argparse.Namespace) -> int:
                    f"ending at {found.a.final.content_hash}\n").encode())
         return 0
     where = f"after pass {found.state}: A ran {found.pass_a}, B ran {found.pass_b}"
-    to_stdout((heading + f"first difference {where}\n").encode())
+    finals = diff(found.a.final, found.b.final)
+    ending = ("the final plans are the same" if finals.is_noop
+              else f"the final plans differ by {len(finals)} changes")
+    text = heading + f"first difference {where}; {ending}\n"
+    if args.format == "text":
+        to_stdout(text.encode())
+    else:
+        print(text, end="", file=sys.stderr)
     to_stdout(_record_text(found.diff, args.format, ("A", "B")))
     return 1
 
@@ -199,6 +210,10 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan) -> tuple[str, Any]:
 
 
 _GONE: Any = object()
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is _GONE else short(value)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -244,6 +259,10 @@ def _bisect(args: argparse.Namespace) -> int:
             print(f"found {what}: state {index}, {after}")
             if isinstance(verdict, (tuple, list)):
                 print("\n".join(f"  {violation}" for violation in verdict))
+            elif args.path and index:
+                path = _path(args.path)
+                print(f"  before: {_shown(_at(trace.states[index - 1], path))}\n"
+                      f"  after:  {_shown(_at(state, path))}")
             return 0
     print(f"not found: {what}; searched {len(trace.states)} states "
           f"({_passes(trace)})")

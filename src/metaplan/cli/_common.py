@@ -95,9 +95,10 @@ def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pip
     return built.verified(verify) if getattr(args, "verify_each", False) else built
 
 
-def run_pipeline(args: argparse.Namespace, plan: Plan | None = None) -> Run | None:
+def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
+                 timer: Timer | None = None) -> Run | None:
     """Load the plan and run the asked-for pipeline; None after ``--print-pipeline``."""
-    timer = Timer()
+    timer = timer if timer is not None else Timer()
     if getattr(args, "print_pipeline", False):
         names = parse_passes(args.passes) if args.passes else NORMALIZE
         to_stdout((format_passes(names) + "\n").encode())
