@@ -125,6 +125,10 @@ def test_bisect_finds_the_pass_after_which_something_holds(tmp_path: Path) -> No
     broken = metaplan("bisect", _broken_plan(tmp_path), "--checks", "class-key")
     assert broken.returncode == 0 and b"state 0, the input" in broken.stdout
     assert b'class-key: boundary_classes["model.ghost"]' in broken.stdout
+    bad_value = metaplan("bisect", plan, "--path", "param_plan/lm_head", "--value", "{nope")
+    assert bad_value.returncode == 2 and b"--value: not valid JSON" in bad_value.stderr
+    bad_path = metaplan("bisect", plan, "--path", "param_plan//is_boundary")
+    assert bad_path.returncode == 2 and b"an empty step" in bad_path.stderr
 
 
 def test_verify_lists_violations_and_exits_1(tmp_path: Path) -> None:
