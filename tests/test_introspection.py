@@ -89,6 +89,17 @@ def test_a_verifier_stops_the_pipeline_at_the_pass_that_broke_the_plan() -> None
     assert len(metaplan.pipeline(*line.passes).run(plan)) == 3
 
 
+def test_a_verifier_that_crashes_is_a_pass_error_naming_it() -> None:
+    def crashes(plan: metaplan.Plan) -> list[Any]:
+        raise KeyError("oops")
+
+    line = metaplan.pipeline(metaplan.strip_external_state_boundaries()).verified(crashes)
+    with pytest.raises(metaplan.PassError, match=r"crashes \(a verifier, on the result of "
+                                                 r"<input>\)") as info:
+        line.run(_small())
+    assert isinstance(info.value.__cause__, KeyError)
+
+
 def test_a_broken_input_fails_before_any_pass() -> None:
     line = metaplan.normalize_pipeline(_small()).verified(metaplan.verify)
     with pytest.raises(metaplan.VerificationError, match="the input plan fails") as info:

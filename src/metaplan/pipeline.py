@@ -193,7 +193,15 @@ class Trace:
 
 def _verified(plan: Plan, verifiers: Sequence[Verifier], name: str,
               done: Sequence[str]) -> None:
-    violations = [violation for verifier in verifiers for violation in verifier(plan)]
+    """Run ``verifiers`` on the result of pass ``name``; raise on the first violations."""
+    violations: list[Any] = []
+    for verifier in verifiers:
+        try:
+            violations.extend(verifier(plan))
+        except Exception as exc:
+            label = getattr(verifier, "__name__", repr(verifier))
+            raise PassError(f"{label} (a verifier, on the result of {name})", tuple(done),
+                            exc) from exc
     if violations:
         raise VerificationError(name, tuple(done), violations)
 
