@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,10 +61,26 @@ def test_a_second_trace_replaces_the_first_and_other_folders_are_refused(tmp_pat
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     refused = metaplan("trace", fixture_path(NAME), "--out", other)
-    assert refused.returncode == 2 and b"not empty" in refused.stderr
+    assert refused.returncode == 2 and b"holds files no trace wrote (notes.txt)" in refused.stderr
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
     a_file = metaplan("trace", fixture_path(NAME), "--out", other / "notes.txt")
     assert a_file.returncode == 2 and b"must be a folder" in a_file.stderr
+    under_a_file = metaplan("trace", fixture_path(NAME), "--out", other / "notes.txt" / "sub")
+    assert under_a_file.returncode == 2 and b"cannot make the --out folder" in under_a_file.stderr
+    assert b"Traceback" not in under_a_file.stderr
+
+
+def test_a_trace_manifest_cannot_make_trace_delete_other_files(tmp_path: Path) -> None:
+    out = tmp_path / "trace"
+    out.mkdir()
+    (out / "trace.json").write_text(json.dumps({"states": [{"plan": "precious.txt"}]}))
+    (out / "precious.txt").write_text("keep me")
+    (out / "009-old-pass.json").write_text("{}")
+    done = metaplan("trace", fixture_path(NAME), "--out", out)
+    assert done.returncode == 2 and (out / "precious.txt").read_text() == "keep me"
+    (out / "precious.txt").unlink()
+    done = metaplan("trace", fixture_path(NAME), "--out", out)
+    assert done.returncode == 0 and not (out / "009-old-pass.json").exists()
 
 
 def test_compare_reports_the_first_diverging_pass(tmp_path: Path, specs_path: Path) -> None:
@@ -215,3 +233,45 @@ def test_diff_text_header_names_both_plans(tmp_path: Path) -> None:
     assert lines[0].startswith(f"--- {fixture_path(NAME)}  sha256:")
     assert lines[1].startswith(f"+++ {gz}  sha256:")
     assert lines[2] == "352 changes: 0 top-level fields, 236 modules (352 changes)"
+
+
+def test_compare_b_takes_a_settings_unless_told_otherwise(specs_path: Path) -> None:
+    done = metaplan("compare", fixture_path(NAME), "--specs", specs_path, "--passes", STAGES[0])
+    assert done.returncode == 0, done.stdout
+    assert b"same: after every pass (A: 1, B: 1)" in done.stdout
+    bogus = metaplan("compare", fixture_path(NAME), "--against-passes", "bogus")
+    assert bogus.returncode == 2 and b"--against-passes: unknown pass 'bogus'" in bogus.stderr
+
+
+def test_a_closed_pipe_keeps_the_exit_status() -> None:
+    for command, code in ((f"metaplan diff {fixture_path(NAME)} {EXPECTED}", 1),
+                          (f"metaplan diff {fixture_path(NAME)} {fixture_path(NAME)}", 0)):
+        done = subprocess.run(
+            ["bash", "-c", f"set -o pipefail; {sys.executable} -m {command} | head -n 1"],
+            capture_output=True, check=False)
+        assert done.returncode == code and b"Traceback" not in done.stderr
+        assert done.stdout.startswith(b"--- ")
+
+
+def test_empty_and_misspelt_options_are_refused_before_any_work(tmp_path: Path) -> None:
+    empty = metaplan("normalize", fixture_path(NAME), "--passes", "")
+    assert empty.returncode == 2 and b"empty pass name" in empty.stderr and not empty.stdout
+    checks = metaplan("bisect", fixture_path(NAME), "--checks", "class_key,bogus")
+    assert checks.returncode == 2 and b"--checks: unknown check 'bogus'" in checks.stderr
+    lone_value = metaplan("bisect", fixture_path(NAME), "--value", "true")
+    assert lone_value.returncode == 2 and b"give the --path" in lone_value.stderr
+    both = metaplan("bisect", fixture_path(NAME), "--hash", "x", "--path", "a/b")
+    assert both.returncode == 2 and b"not allowed with" in both.stderr
+    twice = metaplan("verify", _broken_plan(tmp_path), "--checks", "class_key, class-key")
+    assert twice.returncode == 1 and twice.stdout.count(b"class-key:") == 2  # summary + one
+
+
+def test_bisect_says_when_a_path_never_exists_and_prints_stats() -> None:
+    done = metaplan("bisect", fixture_path(NAME), "--path", "param_plan/nope/is_boundary",
+                    "--stats")
+    assert done.returncode == 1
+    assert done.stdout.endswith(b"param_plan/nope/is_boundary is absent from every state\n")
+    assert done.stderr.splitlines()[0].split() == [b"pass", b"changes", b"modules", b"ms"]
+    pointer = metaplan("bisect", fixture_path(NAME), "--path", "/injections/0/match",
+                       "--value", '"model.layers.3.mlp"')
+    assert pointer.returncode == 0 and b"state 0, the input" in pointer.stdout

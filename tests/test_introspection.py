@@ -117,7 +117,7 @@ def test_trace_timings_first_and_first_failing() -> None:
     assert trace.first_failing(metaplan.verify) is None
     marked = trace.first_failing(
         lambda p: ["marked"] if "skip_source_lowering" in p.param_plan["model.norm"] else [])
-    assert marked == (3, ["marked"])
+    assert marked == (3, ("marked",))
 
 
 def test_the_pass_registry_builds_normalize() -> None:
@@ -214,3 +214,48 @@ def test_text_reports() -> None:
 
 def test_checks_are_listed_in_order() -> None:
     assert list(CHECKS) == ["entry-object", "boundary-class", "class-key", "single-contract"]
+
+
+def test_explain_is_in_pipeline_order_across_entry_and_class() -> None:
+    @metaplan.changes_pass("renames_class")
+    def renames_class(plan: metaplan.Plan) -> Any:
+        yield Change("set", ("boundary_classes", "m"), "A", "B", "first")
+
+    @metaplan.changes_pass("unbounds")
+    def unbounds(plan: metaplan.Plan) -> Any:
+        yield Change("set", ("param_plan", "m", "is_boundary"), True, False, "second")
+
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
+                                    "boundary_classes": {"m": "A"}})
+    trace = metaplan.pipeline(renames_class, unbounds).run(plan)
+    assert [name for name, _ in trace.explain_module("m")] == ["renames_class", "unbounds"]
+    assert format_explain(trace, ["m"]).splitlines()[1].startswith("  1. renames_class")
+
+
+def test_generator_verifiers_and_names_in_any_spelling() -> None:
+    trace = metaplan.normalize(_small()).trace
+
+    def lazily(plan: metaplan.Plan) -> Any:
+        yield from metaplan.verify(plan)
+
+    assert trace.first_failing(lazily) is None
+    built = metaplan.build_pipeline(["strip_ep_sub_boundaries", "normalize"], _small())
+    assert len(built) == 4
+    assert metaplan.verify(_small(), "class_key, class-key") == ()
+    with pytest.raises(metaplan.SpecError, match="did you mean class-key"):
+        metaplan.verify(_small(), "class-keys")
+
+
+def test_then_drops_the_label() -> None:
+    line = metaplan.normalize_pipeline(_small())
+    assert line.name == "normalize"
+    assert line.then(metaplan.strip_external_state_boundaries()).name.startswith("pipeline(")
+
+
+def test_single_contract_counts_every_contract() -> None:
+    raw = _small().to_json()
+    raw["param_plan"]["model.layers.1.mlp"]["in_src"] = {"hidden_states": {"tp": "S(0)"}}
+    raw["param_plan"]["model.layers.2.mlp"]["in_src"] = {"hidden_states": {"tp": "S(1)"}}
+    found = metaplan.verify(metaplan.Plan.from_json(raw), "single-contract")
+    assert [v.path[1] for v in found] == ["model.layers.1.mlp", "model.layers.2.mlp"]
+    assert all("has 3 boundary contracts: model.layers.0.mlp" in v.message for v in found)

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 
-Verifier = Callable[[Plan], Sequence[Any]]
+Verifier = Callable[[Plan], Iterable[Any]]
 """A check run between passes: ``plan -> violations`` (empty: the plan is sound)."""
 
 
@@ -162,10 +162,10 @@ class Trace:
         """
         return next((i for i, state in enumerate(self.states) if predicate(state)), None)
 
-    def first_failing(self, verifier: Verifier) -> tuple[int, Sequence[Any]] | None:
+    def first_failing(self, verifier: Verifier) -> tuple[int, tuple[Any, ...]] | None:
         """``(state index, violations)`` of the first state ``verifier`` rejects, or None."""
         for i, state in enumerate(self.states):
-            violations = verifier(state)
+            violations = tuple(verifier(state))
             if violations:
                 return i, violations
         return None
@@ -175,8 +175,13 @@ class Trace:
         return "<input>" if index == 0 else self.passes[index - 1]
 
     def explain_module(self, fqn: str) -> tuple[tuple[str, Change], ...]:
-        """``(pass name, change)`` for every change to module ``fqn``'s entry or class."""
-        return self.explain("param_plan", fqn) + self.explain("boundary_classes", fqn)
+        """``(pass name, change)`` for every change to module ``fqn``'s entry or class.
+
+        In pipeline order; within one pass, the entry's changes come first.
+        """
+        return tuple((record.pass_name, change) for record in self.records
+                     for path in (("param_plan", fqn), ("boundary_classes", fqn))
+                     for change in record.touching(path))
 
     def explain(self, *path: str) -> tuple[tuple[str, Change], ...]:
         """``(pass name, change)`` for every change at, under or above ``path``.
@@ -279,8 +284,8 @@ class Pipeline:
                                                     record.changes))
 
     def then(self, *passes: Pass) -> Pipeline:
-        """A new pipeline with ``passes`` appended."""
-        return Pipeline(self.passes + passes, self.label, self.verifiers)
+        """A new pipeline with ``passes`` appended (its label dropped: it is another pipeline)."""
+        return Pipeline(self.passes + passes, None, self.verifiers)
 
     def verified(self, *verifiers: Verifier) -> Pipeline:
         """A new pipeline that checks the input and every pass's result with ``verifiers``."""

@@ -54,7 +54,7 @@ def _inner(path: Sequence[Any]) -> str:
         elif key.isidentifier():
             out.append(f".{key}" if out else key)
         else:
-            out.append('["' + key.replace('"', '\\"') + '"]')
+            out.append('["' + key.replace("\\", "\\\\").replace('"', '\\"') + '"]')
     return "".join(out)
 
 
@@ -109,7 +109,7 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
         lines += [_TOP, *(f"  {line}" for line in top)]
     fqns = sorted(groups, key=natural_key)
     for fqn in fqns if limit is None else fqns[:limit]:
-        lines += [fqn, *(f"  {line}" for line in groups[fqn])]
+        lines += [fqn or '""', *(f"  {line}" for line in groups[fqn])]
     if limit is not None and len(fqns) > limit:
         lines.append(f"... and {_plural(len(fqns) - limit, 'more module')}")
     return "\n".join(lines) + "\n"

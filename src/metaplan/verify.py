@@ -13,7 +13,7 @@ path it is about and what is wrong there. A verifier is any
 ...     "boundary_classes": {"a": "MLP", "b": "MLP", "e": "MLP"}})
 >>> for violation in verify(plan):  # doctest: +ELLIPSIS
 ...     print(violation)
-entry-object: param_plan["d"]: an entry is an object, found a string (the passes skip it)
+entry-object: param_plan["d"]: expected an object, found a string (the passes skip it)
 boundary-class: param_plan["c"]: a boundary with no class in boundary_classes
 class-key: boundary_classes["e"]: no such module in param_plan
 single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
@@ -21,14 +21,15 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import difflib
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from metaplan.errors import SpecError, format_path
 from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc
 from metaplan.plan import Plan
 
-__all__ = ["CHECKS", "CONTRACT_KEYS", "Verifier", "Violation", "verify"]
+__all__ = ["CHECKS", "CONTRACT_KEYS", "Verifier", "Violation", "parse_checks", "verify"]
 
 CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
 """The boundary contract: what every boundary of one class must agree on (params excepted)."""
@@ -45,7 +46,7 @@ class Violation(NamedTuple):
         return f"{self.check}: {format_path(self.path)}: {self.message}"
 
 
-Verifier = Callable[[Plan], Sequence[Violation]]
+Verifier = Callable[[Plan], Iterable[Violation]]
 """A check of a plan: the violations it finds, empty when the plan is sound."""
 
 
@@ -72,7 +73,7 @@ def _sorted(items: dict[str, Any]) -> list[tuple[str, Any]]:
 def entry_objects(plan: Plan) -> list[Violation]:
     """Every ``param_plan`` entry is an object (the seed skips others silently)."""
     return [Violation("entry-object", ("param_plan", fqn),
-                      f"an entry is an object, found {_kind(entry)} (the passes skip it)")
+                      f"expected an object, found {_kind(entry)} (the passes skip it)")
             for fqn, entry in _sorted(_entries(plan)) if not hasattr(entry, "get")]
 
 
@@ -107,30 +108,35 @@ def single_contract(plan: Plan) -> list[Violation]:
     """All boundary modules of one class share one contract (``params`` may differ).
 
     Source lowering rewrites the class's ``forward`` once, for every instance;
-    two contracts under one class cannot both be honoured.
+    two contracts under one class cannot both be honoured. Each boundary
+    whose contract differs from that of its class's first boundary (by FQN)
+    is a violation.
     """
     entries = _entries(plan)
-    first: dict[str, tuple[str, bytes]] = {}
-    found = []
+    by_class: dict[str, dict[bytes, list[str]]] = {}
     for fqn, name in _sorted(mirror(plan.boundary_classes)):
         entry: Any = entries.get(fqn)
-        if not isinstance(name, str) or not hasattr(entry, "get") \
-                or entry.get("is_boundary") is not True:
+        if isinstance(name, str) and hasattr(entry, "get") and entry.get("is_boundary") is True:
+            by_class.setdefault(name, {}).setdefault(_contract(entry), []).append(fqn)
+    found = []
+    for name, contracts in by_class.items():
+        if len(contracts) == 1:
             continue
-        contract = _contract(entry)
-        seen = first.setdefault(name, (fqn, contract))
-        if seen[1] != contract:
-            found.append(Violation("single-contract", ("boundary_classes", fqn),
-                                   _contract_difference(name, seen[0], entries[seen[0]],
-                                                        fqn, entry)))
-    return found
+        first, *others = sorted(contracts.values())
+        for group in others:
+            for fqn in group:
+                found.append(Violation("single-contract", ("boundary_classes", fqn),
+                                       _contract_difference(name, len(contracts), first[0],
+                                                            entries[first[0]], fqn,
+                                                            entries[fqn])))
+    return sorted(found)
 
 
-def _contract_difference(name: str, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
+def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
     key = next(key for key in CONTRACT_KEYS
                if canonical_bytes(a.get(key)) != canonical_bytes(b.get(key)))
     shown = [canonical_bytes(entry.get(key)).decode("utf-8", "replace") for entry in (a, b)]
-    return (f"class {name} has 2 boundary contracts: {fqn_a} has {key} {shown[0]}, "
+    return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} {shown[0]}, "
             f"{fqn_b} has {shown[1]}")
 
 
@@ -143,11 +149,29 @@ CHECKS: dict[str, Verifier] = {
 """Every check :func:`verify` runs, by name, in the order it runs them."""
 
 
-def verify(plan: Plan, checks: Sequence[str] | None = None) -> tuple[Violation, ...]:
+def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[str, ...]:
+    """Check names from ``"a,b"`` or a list (spaces and snake case allowed), checked.
+
+    >>> parse_checks(" class_key, single-contract,class-key")
+    ('class-key', 'single-contract')
+    """
+    words = text.split(",") if isinstance(text, str) else list(text)
+    names: list[str] = []
+    for word in words:
+        name = str(word).strip().replace("_", "-")
+        if name not in CHECKS:
+            close = difflib.get_close_matches(name, list(CHECKS), n=1, cutoff=0.5)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise SpecError(f"{where}: unknown check {word.strip()!r}{hint}; known: "
+                            f"{', '.join(CHECKS)}", source=where)
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def verify(plan: Plan, checks: str | Sequence[str] | None = None) -> tuple[Violation, ...]:
     """The violations of every check (or of the named ``checks``), in check order."""
-    names = tuple(CHECKS) if checks is None else tuple(checks)
-    unknown = [name for name in names if name not in CHECKS]
-    if unknown:
-        raise SpecError(f"unknown check(s) {unknown}; known: {list(CHECKS)}")
+    names = tuple(CHECKS) if checks is None else parse_checks(checks)
     with paused_gc():
-        return tuple(violation for name in names for violation in CHECKS[name](plan))
+        return tuple(violation for name in CHECKS if name in names
+                     for violation in CHECKS[name](plan))

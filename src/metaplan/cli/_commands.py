@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
-
-import orjson
 
 from metaplan.changes import ChangeRecord, dumps_records, invert, load_records, to_json_patch
 from metaplan.cli._common import (
     Timer,
+    checks_from,
     note,
     output,
     pipeline_from,
     print_stats,
     run_pipeline,
+    say,
     to_stdout,
 )
 from metaplan.compare import compare
@@ -51,17 +51,18 @@ def _normalize(args: argparse.Namespace) -> int:
 
 
 def _slug(name: str) -> str:
-    return name.replace("_", "-").replace("/", "-").replace(" ", "-")
+    return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-") or "pass"
+
+
+_TRACE_FILE = re.compile(r"\d{3}-[a-z0-9.-]+\.json")
 
 
 def _trace(args: argparse.Namespace) -> int:
+    folder = args.out
+    stale = set() if args.print_pipeline else _trace_folder(folder)
     run = run_pipeline(args)
     if run is None:
         return 0
-    folder = args.out
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise InputError(f"{folder}: --out must be a folder; this is a file", source=folder)
-    stale = _previous_trace_files(folder)
     files: dict[str, bytes] = {}
     manifest: list[dict[str, Any]] = []
     trace = run.trace
@@ -77,36 +78,39 @@ def _trace(args: argparse.Namespace) -> int:
         manifest.append(item)
     files[os.path.join(folder, "trace.json")] = dumps_pretty({
         "pipeline": run.pipeline.name, "source": args.plan, "states": manifest})
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot make the --out folder: {exc.strerror or exc}",
+                         source=folder) from exc
     run.timer.time("write", lambda: write_many_atomic(files))
-    for path in stale - {os.path.basename(p) for p in files}:
-        os.unlink(os.path.join(folder, path))
-    for item in manifest:
-        changes = f"  {item['changes']} changes" if "changes" in item else ""
-        print(f"{os.path.join(folder, item['plan'])}  {item['hash']}{changes}")
+    for name in stale - {os.path.basename(path) for path in files}:
+        os.unlink(os.path.join(folder, name))
+    say(*(f"{os.path.join(folder, item['plan'])}  {item['hash']}"
+          + (f"  {item['changes']} changes" if "changes" in item else "") for item in manifest))
     print_stats(args, run)
     return 0
 
 
-def _previous_trace_files(folder: str) -> set[str]:
-    """The files an earlier trace wrote into ``folder`` (to replace); refuse other content."""
+def _trace_folder(folder: str) -> set[str]:
+    """The files of an earlier trace in ``folder``, to replace; refuse any other content.
+
+    A trace folder holds ``trace.json`` and ``NNN-<pass>[.record].json`` files
+    only, so nothing else is ever overwritten or deleted.
+    """
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InputError(f"{folder}: --out must be a folder; this is a file", source=folder)
     if not os.path.isdir(folder):
         return set()
     present = set(os.listdir(folder))
-    if not present:
-        return set()
-    manifest = os.path.join(folder, "trace.json")
-    if "trace.json" not in present:
-        raise InputError(f"{folder}: --out folder is not empty and holds no earlier trace "
-                         "(trace.json); give an empty or new folder", source=folder)
-    try:
-        states = orjson.loads(Path(manifest).read_bytes())["states"]
-        listed = {name for item in states for name in (item.get("plan"), item.get("record"))
-                  if isinstance(name, str) and os.path.basename(name) == name}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError(f"{manifest}: not a trace manifest ({exc}); give an empty or new "
-                         "folder", source=manifest) from exc
-    return listed & present
+    foreign = sorted(name for name in present
+                     if name != "trace.json" and not _TRACE_FILE.fullmatch(name))
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
+                                          else "")
+        raise InputError(f"{folder}: --out folder holds files no trace wrote ({shown}); give "
+                         "an empty or new folder, or one an earlier trace wrote", source=folder)
+    return {name for name in present if _TRACE_FILE.fullmatch(name)}
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -123,9 +127,13 @@ def _invert(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    if args.print_pipeline:
+        run_pipeline(args)
+        return 0
     timer = Timer()
     plan = timer.time("load", lambda: load(args.plan))
-    missing = [fqn for fqn in args.fqns
+    fqns = list(dict.fromkeys(args.fqns))  # each module once, in the order given
+    missing = [fqn for fqn in fqns
                if fqn not in plan.param_plan and fqn not in plan.boundary_classes]
     if missing:
         raise InputError(f"{', '.join(missing)}: no such module in {args.plan} (neither in "
@@ -133,7 +141,7 @@ def _explain(args: argparse.Namespace) -> int:
     run = run_pipeline(args, plan, timer)
     if run is None:
         return 0
-    to_stdout(format_explain(run.trace, args.fqns).encode())
+    to_stdout(format_explain(run.trace, fqns))
     print_stats(args, run)
     return 0
 
@@ -205,7 +213,7 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan) -> tuple[str, Any]:
         first = _at(start, path)
         return (f"the first state where {args.path} differs from the input's",
                 lambda p: not _same(_at(p, path), first))
-    checks = args.checks.split(",") if args.checks else None
+    checks = checks_from(args)
     return "the first state that fails verification", lambda p: verify(p, checks)
 
 
@@ -222,12 +230,15 @@ def _same(a: Any, b: Any) -> bool:
 
 def _path(text: str) -> tuple[str, ...]:
     """``param_plan/model.layers.3.mlp/is_boundary`` or a JSON Pointer (``/`` first)."""
-    parts = text[1:].split("/") if text.startswith("/") else text.split("/")
-    parts = [part.replace("~1", "/").replace("~0", "~") for part in parts]
+    if text.startswith("/"):  # RFC 6901: an empty step is the key ""
+        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
+    parts = tuple(text.split("/"))
     if not all(parts):
         raise InputError(f"--path {text}: an empty step; write field/FQN/key, e.g. "
-                         "param_plan/model.layers.3.mlp/is_boundary", source="--path")
-    return tuple(parts)
+                         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
+                         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
+                         source="--path")
+    return parts
 
 
 def _at(plan: Plan, path: tuple[str, ...]) -> Any:
@@ -247,49 +258,54 @@ def _at(plan: Plan, path: tuple[str, ...]) -> Any:
 
 
 def _bisect(args: argparse.Namespace) -> int:
+    if args.value is not None and not args.path:
+        raise InputError("--value: give the --path whose value to find", source="--value")
+    path = _path(args.path) if args.path else None
+    checks_from(args)  # a bad --checks fails before the run, not after it
     run = run_pipeline(args)
     if run is None:
         return 0
     what, predicate = _bisect_predicate(args, run.plan)
     trace = run.trace
+    print_stats(args, run)
     for index, state in enumerate(trace.states):
         verdict = predicate(state)
-        if verdict:
-            after = "the input" if index == 0 else f"after pass {index} ({trace.pass_of(index)})"
-            print(f"found {what}: state {index}, {after}")
-            if isinstance(verdict, (tuple, list)):
-                print("\n".join(f"  {violation}" for violation in verdict))
-            elif args.path and index:
-                path = _path(args.path)
-                print(f"  before: {_shown(_at(trace.states[index - 1], path))}\n"
-                      f"  after:  {_shown(_at(state, path))}")
-            return 0
-    print(f"not found: {what}; searched {len(trace.states)} states "
-          f"({_passes(trace)})")
+        if not verdict:
+            continue
+        after = "the input" if index == 0 else f"after pass {index} ({trace.pass_of(index)})"
+        say(f"found {what}: state {index}, {after}")
+        if isinstance(verdict, (tuple, list)):
+            say(*(f"  {violation}" for violation in verdict))
+        elif path is not None and index:
+            say(f"  before: {_shown(_at(trace.states[index - 1], path))}",
+                f"  after:  {_shown(_at(state, path))}")
+        return 0
+    absent = path is not None and all(_at(state, path) is _GONE for state in trace.states)
+    say(f"not found: {what}; searched {len(trace.states)} states ({_passes(trace)})"
+        + (f"; {args.path} is absent from every state" if absent else ""))
     return 1
 
 
 def _verify(args: argparse.Namespace) -> int:
-    checks = args.checks.split(",") if args.checks else None
+    checks = checks_from(args)
     violations = verify(load(args.plan), checks)
     if args.format == "json":
-        text = dumps_pretty({"plan": args.plan, "violations": [
+        to_stdout(dumps_pretty({"plan": args.plan, "violations": [
             {"check": v.check, "path": list(v.path), "message": v.message}
-            for v in violations]})
-        to_stdout(text)
+            for v in violations]}))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
-        to_stdout((f"{args.plan}: {len(violations)} violation(s) ({summary})\n"
-                   + "".join(f"  {v}\n" for v in violations)).encode())
+        say(f"{args.plan}: {len(violations)} violation(s) ({summary})",
+            *(f"  {v}" for v in violations))
     else:
-        print(f"{args.plan}: ok ({', '.join(checks or CHECKS)})")
+        say(f"{args.plan}: ok ({', '.join(checks or CHECKS)})")
     return 1 if violations else 0
 
 
 def _hash(args: argparse.Namespace) -> int:
     for path in args.plans:
-        print(f"{load(path).content_hash}  {path}")
+        say(f"{load(path).content_hash}  {path}")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -16,9 +17,20 @@ from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
 from metaplan.report import format_stats
 from metaplan.rules import BUILTIN_SPECS, load_rules, load_specs
-from metaplan.verify import verify
+from metaplan.verify import parse_checks, verify
 
-__all__ = ["Run", "Timer", "note", "output", "pipeline_from", "run_pipeline", "to_stdout"]
+__all__ = [
+    "Run",
+    "Timer",
+    "checks_from",
+    "note",
+    "output",
+    "pipeline_from",
+    "print_stats",
+    "run_pipeline",
+    "say",
+    "to_stdout",
+]
 
 T = TypeVar("T")
 
@@ -28,10 +40,24 @@ def note(args: argparse.Namespace, message: str) -> None:
     print(f"metaplan {args.command}: {message}", file=sys.stderr)
 
 
-def to_stdout(text: bytes) -> None:
-    """Write bytes to stdout, flushed."""
-    sys.stdout.buffer.write(text)
-    sys.stdout.buffer.flush()
+def to_stdout(text: bytes | str) -> None:
+    """Write to stdout, flushed; a reader that has gone (``| head``) is not an error.
+
+    The command still runs to its end and exits with its own status (a
+    ``diff | head`` that differs exits 1, not 0).
+    """
+    try:
+        sys.stdout.buffer.write(text.encode() if isinstance(text, str) else text)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
+        os.close(devnull)
+
+
+def say(*lines: str) -> None:
+    """Lines of text on stdout (see :func:`to_stdout`)."""
+    to_stdout("".join(f"{line}\n" for line in lines))
 
 
 def output(args: argparse.Namespace, text: bytes, also: dict[str, bytes] | None = None) -> None:
@@ -72,20 +98,21 @@ class Run(NamedTuple):
     timer: Timer
 
 
-def _model_type(args: argparse.Namespace, prefix: str) -> Any:
-    value = getattr(args, f"{prefix}model_type")
-    return FROM_PLAN if value is None else value
+def _option(args: argparse.Namespace, name: str, prefix: str) -> Any:
+    """``--against-NAME`` when given, else ``--NAME``: compare's B defaults to A's settings."""
+    value = getattr(args, f"{prefix}{name}", None)
+    return getattr(args, name) if value is None else value
 
 
 def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
-    passes_text = getattr(args, f"{prefix}passes")
-    specs_path = getattr(args, f"{prefix}specs")
-    rules_path = getattr(args, f"{prefix}rules")
-    names = parse_passes(passes_text) if passes_text else NORMALIZE
+    names = _names(args, prefix)
+    specs_path = _option(args, "specs", prefix)
+    rules_path = _option(args, "rules", prefix)
     specs = load_specs(specs_path) if specs_path else None
     rules = load_rules(rules_path) if rules_path else None
-    model_type = _model_type(args, prefix)
+    given = _option(args, "model_type", prefix)
+    model_type = FROM_PLAN if given is None else given
     registry = specs if specs is not None else BUILTIN_SPECS
     if model_type is not FROM_PLAN and all(key[1] != model_type for key in registry.specs):
         note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
@@ -95,13 +122,25 @@ def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pip
     return built.verified(verify) if getattr(args, "verify_each", False) else built
 
 
+def _names(args: argparse.Namespace, prefix: str = "") -> tuple[str, ...]:
+    text = _option(args, "passes", prefix)
+    where = "--against-passes" if prefix and getattr(args, f"{prefix}passes") else "--passes"
+    return NORMALIZE if text is None else parse_passes(text, where=where)
+
+
+def checks_from(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``--checks``, read as ``--passes`` is (commas, spaces, snake case), checked."""
+    if args.checks is None:
+        return None
+    return parse_checks(args.checks, where="--checks")
+
+
 def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
                  timer: Timer | None = None) -> Run | None:
     """Load the plan and run the asked-for pipeline; None after ``--print-pipeline``."""
     timer = timer if timer is not None else Timer()
     if getattr(args, "print_pipeline", False):
-        names = parse_passes(args.passes) if args.passes else NORMALIZE
-        to_stdout((format_passes(names) + "\n").encode())
+        say(format_passes(_names(args)))
         return None
     plan = plan if plan is not None else timer.time("load", lambda: load(args.plan))
     built = pipeline_from(args, plan)

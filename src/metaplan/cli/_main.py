@@ -107,8 +107,12 @@ def _parser() -> argparse.ArgumentParser:
     _out_option(sub)
     sub.add_argument("--exit-code", action="store_true", help=argparse.SUPPRESS)
 
-    sub = commands.add_parser("compare", help="run two versions of a pipeline on one plan; "
-                                              "report the first pass whose output differs")
+    sub = commands.add_parser(
+        "compare", help="run two versions of a pipeline on one plan; report the first pass "
+                        "whose output differs (exit 1)",
+        description="Pipeline A is what --specs, --rules, --model-type and --passes describe; "
+                    "pipeline B takes each --against-* option instead, and A's setting where "
+                    "none is given.")
     _pipeline_options(sub)
     _pipeline_options(sub, plan=False, prefix="against-")
     _format_option(sub)
@@ -117,14 +121,17 @@ def _parser() -> argparse.ArgumentParser:
                                              "(or matches --path/--hash/--matches)")
     _pipeline_options(sub)
     _run_options(sub)
-    sub.add_argument("--checks", metavar="C",
-                     help="the verify checks to use (comma-separated; default: all)")
-    sub.add_argument("--path", metavar="P",
-                     help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary: "
-                          "find where it first changes (or first equals --value)")
+    what = sub.add_mutually_exclusive_group()
+    what.add_argument("--checks", metavar="C",
+                      help="find the first state failing these verify checks (comma-separated; "
+                           "the default, with all checks)")
+    what.add_argument("--path", metavar="P",
+                      help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary "
+                           "(or a JSON Pointer): find where it first changes, or first equals "
+                           "--value")
+    what.add_argument("--hash", metavar="H", help="find the state with this content hash")
+    what.add_argument("--matches", metavar="PLAN", help="find the state equal to this plan")
     sub.add_argument("--value", metavar="JSON", help="with --path: the value to find")
-    sub.add_argument("--hash", metavar="H", help="find the state with this content hash")
-    sub.add_argument("--matches", metavar="PLAN", help="find the state equal to this plan")
 
     sub = commands.add_parser("verify", help="check the invariants the code emitter relies on "
                                              "(exit 1 with a list when violated)")

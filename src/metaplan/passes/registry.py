@@ -83,10 +83,21 @@ def format_passes(names: Iterable[str]) -> str:
     return ",".join(names)
 
 
-def build_pipeline(names: Sequence[str], plan: Plan, *, specs: SpecRegistry | None = None,
+def build_pipeline(names: str | Sequence[str], plan: Plan, *,
+                   specs: SpecRegistry | None = None,
                    rules: Iterable[InlineRule] | None = None, model_type: Any = FROM_PLAN,
                    label: str | None = None) -> Pipeline:
-    """The pipeline of the named passes, built for a run on ``plan``."""
+    """The pipeline of the named passes (a spec, or names as :func:`parse_passes` takes
+    them), built for a run on ``plan``.
+
+    >>> from metaplan.plan import Plan
+    >>> [step.name for step in build_pipeline("strip_ep_sub_boundaries,normalize", Plan())]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['strip_ep_sub_boundaries', 'strip_ep_sub_boundaries', 'strip_external_state_boundaries',
+     'mark_shared_class_boundaries']
+    """
+    words = [names] if isinstance(names, str) else list(names)
+    checked = [name for word in words for name in parse_passes(word, where="build_pipeline")]
     settings = Settings(plan, BUILTIN_SPECS if specs is None else specs,
                         None if rules is None else tuple(rules), model_type)
-    return Pipeline(tuple(PASSES[name](settings) for name in names), label)
+    return Pipeline(tuple(PASSES[name](settings) for name in checked), label)
