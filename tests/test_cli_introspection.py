@@ -239,6 +239,7 @@ def test_compare_b_takes_a_settings_unless_told_otherwise(specs_path: Path) -> N
     done = metaplan("compare", fixture_path(NAME), "--specs", specs_path, "--passes", STAGES[0])
     assert done.returncode == 0, done.stdout
     assert b"same: after every pass (A: 1, B: 1)" in done.stdout
+    assert f"B: {STAGES[0]} --specs {specs_path}\n".encode() in done.stdout
     bogus = metaplan("compare", fixture_path(NAME), "--against-passes", "bogus")
     assert bogus.returncode == 2 and b"--against-passes: unknown pass 'bogus'" in bogus.stderr
 

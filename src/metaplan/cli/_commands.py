@@ -6,11 +6,11 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
 from metaplan.changes import ChangeRecord, dumps_records, invert, load_records, to_json_patch
+from metaplan.cli._bisect import bisect
 from metaplan.cli._common import (
     Timer,
     checks_from,
@@ -25,11 +25,10 @@ from metaplan.cli._common import (
 from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
-from metaplan.frozen import freeze_owned, json_equal
-from metaplan.jsonio import dumps_pretty, parse_json, write_many_atomic
+from metaplan.jsonio import dumps_pretty, write_many_atomic
 from metaplan.pipeline import Trace, replay
-from metaplan.plan import Plan, dumps, load
-from metaplan.report import format_diff, format_explain, short
+from metaplan.plan import dumps, load
+from metaplan.report import format_diff, format_explain
 from metaplan.verify import CHECKS, verify
 
 __all__ = ["COMMANDS"]
@@ -185,9 +184,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace, prefix: str) -> str:
     """One pipeline's options, as the user gave them."""
-    words = [getattr(args, f"{prefix}passes") or "normalize"]
-    for option in ("specs", "rules", "model_type"):
+    def given(option: str) -> Any:  # B takes A's setting where no --against-X is given
         value = getattr(args, f"{prefix}{option}")
+        return getattr(args, option) if value is None else value
+
+    words = [given("passes") or "normalize"]
+    for option in ("specs", "rules", "model_type"):
+        value = given(option)
         if value is not None:
             words.append(f"--{option.replace('_', '-')} {value}")
     return " ".join(words)
@@ -195,95 +198,6 @@ def _settings(args: argparse.Namespace, prefix: str) -> str:
 
 def _passes(trace: Trace) -> str:
     return ",".join(trace.passes) or "(no passes)"
-
-
-def _bisect_predicate(args: argparse.Namespace, start: Plan) -> tuple[str, Any]:
-    """What the states are searched for, and a ``plan -> bool`` (or violations) test."""
-    if args.hash:
-        return f"the state with hash {args.hash}", lambda p: p.content_hash == args.hash
-    if args.matches:
-        target = load(args.matches)
-        return f"the state equal to {args.matches}", lambda p: p == target
-    if args.path:
-        path = _path(args.path)
-        if args.value is not None:
-            value = freeze_owned(parse_json(args.value, source="--value"))
-            return (f"the first state where {args.path} is {args.value}",
-                    lambda p: _same(_at(p, path), value))
-        first = _at(start, path)
-        return (f"the first state where {args.path} differs from the input's",
-                lambda p: not _same(_at(p, path), first))
-    checks = checks_from(args)
-    return "the first state that fails verification", lambda p: verify(p, checks)
-
-
-_GONE: Any = object()
-
-
-def _shown(value: Any) -> str:
-    return "(absent)" if value is _GONE else short(value)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return (a is _GONE) == (b is _GONE) and (a is _GONE or json_equal(a, b))
-
-
-def _path(text: str) -> tuple[str, ...]:
-    """``param_plan/model.layers.3.mlp/is_boundary`` or a JSON Pointer (``/`` first)."""
-    if text.startswith("/"):  # RFC 6901: an empty step is the key ""
-        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
-    parts = tuple(text.split("/"))
-    if not all(parts):
-        raise InputError(f"--path {text}: an empty step; write field/FQN/key, e.g. "
-                         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
-                         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
-                         source="--path")
-    return parts
-
-
-def _at(plan: Plan, path: tuple[str, ...]) -> Any:
-    """The value at ``path`` in ``plan``, or ``_GONE``."""
-    value: Any = plan.fields
-    for key in path:
-        if hasattr(value, "get"):
-            value = value.get(key, _GONE)
-        elif isinstance(value, Sequence) and not isinstance(value, str) and key.isdigit() \
-                and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return _GONE
-        if value is _GONE:
-            return _GONE
-    return value
-
-
-def _bisect(args: argparse.Namespace) -> int:
-    if args.value is not None and not args.path:
-        raise InputError("--value: give the --path whose value to find", source="--value")
-    path = _path(args.path) if args.path else None
-    checks_from(args)  # a bad --checks fails before the run, not after it
-    run = run_pipeline(args)
-    if run is None:
-        return 0
-    what, predicate = _bisect_predicate(args, run.plan)
-    trace = run.trace
-    print_stats(args, run)
-    for index, state in enumerate(trace.states):
-        verdict = predicate(state)
-        if not verdict:
-            continue
-        after = "the input" if index == 0 else f"after pass {index} ({trace.pass_of(index)})"
-        say(f"found {what}: state {index}, {after}")
-        if isinstance(verdict, (tuple, list)):
-            say(*(f"  {violation}" for violation in verdict))
-        elif path is not None and index:
-            say(f"  before: {_shown(_at(trace.states[index - 1], path))}",
-                f"  after:  {_shown(_at(state, path))}")
-        return 0
-    absent = path is not None and all(_at(state, path) is _GONE for state in trace.states)
-    say(f"not found: {what}; searched {len(trace.states)} states ({_passes(trace)})"
-        + (f"; {args.path} is absent from every state" if absent else ""))
-    return 1
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -311,7 +225,7 @@ def _hash(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "normalize": _normalize, "trace": _trace, "replay": _replay, "invert": _invert,
-    "explain": _explain, "diff": _diff, "compare": _compare, "bisect": _bisect,
+    "explain": _explain, "diff": _diff, "compare": _compare, "bisect": bisect,
     "verify": _verify, "hash": _hash,
 }
 """Command name -> its function."""
