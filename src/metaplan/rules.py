@@ -176,6 +176,14 @@ def _patterns(value: Any, where: str, *, bare: bool = True) -> tuple[str, ...]:
     return tuple(check_pattern(item, f"{where}[{i}]") for i, item in enumerate(value))
 
 
+def _match(value: Any, where: str, what: str) -> tuple[str, ...]:
+    match = _patterns(value, where)
+    if not match:
+        raise SpecError(f"{where}: {what} needs at least one pattern, found {describe(value)}",
+                        source=where)
+    return match
+
+
 _SPEC_KEYS = ("target", "kind", "target_class", "strip_boundary_subpatterns", "model_type",
               "options")
 
@@ -251,9 +259,7 @@ def rule_from_json(obj: Any, where: str = "rule") -> InlineRule:
     if unknown:
         raise SpecError(f"{where}: unknown rule field(s) {unknown}; known: {list(_RULE_KEYS)}",
                         source=where)
-    match = _patterns(obj.get("match"), f"{where}.match")
-    if not match:
-        raise SpecError(f"{where}.match: a rule needs at least one pattern", source=where)
+    match = _match(obj.get("match"), f"{where}.match", "a rule")
     return InlineRule(
         match=match,
         local_compute_target=_target_of(obj.get("local_compute_target"),
@@ -300,7 +306,7 @@ def _injection_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) 
     where = _at(path, source)
     _needs_match(obj, "an injection", where)
     return InlineRule(
-        match=_patterns(obj["match"], f"{where}.match"),
+        match=_match(obj["match"], f"{where}.match", "an injection"),
         local_compute_target=_target_of(obj.get("local_compute_fn"),
                                         f"{where}.local_compute_fn"),
         options=freeze({k: v for k, v in obj.items() if k not in ("match", "local_compute_fn")}),
@@ -312,7 +318,7 @@ def _override_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) -
     _needs_match(obj, "a module override", where)
     replace = obj.get("replace_target", obj.get("target", obj.get("_target_")))
     return InlineRule(
-        match=_patterns(obj["match"], f"{where}.match"),
+        match=_match(obj["match"], f"{where}.match", "a module override"),
         replace_target=_target_of(replace, f"{where}.replace_target"),
         module_type=_string(obj.get("module_type"), f"{where}.module_type", optional=True),
         options=freeze({k: v for k, v in obj.items()
