@@ -190,12 +190,18 @@ def _target(path: str) -> tuple[str, bool]:
     return real, not stat.S_ISREG(mode)
 
 
+_TEMP_SUFFIX = ".tmp"
+
+
 def write_many_atomic(files: Mapping[str, bytes]) -> None:
     """Write several files so that either all of them land or none is touched.
 
     Every target is checked before anything is written; each regular file is
-    written to a temp file beside it and renamed over it, keeping an
-    existing file's permissions.
+    written to a temp file beside it (``.metaplan-XXXXXXXX.tmp``) and renamed
+    over it, keeping an existing file's permissions. On an error every temp
+    file is removed; a process killed mid-write can only leave such a temp
+    file behind, never a partial target. (A kill between two renames lands
+    the first file only: the renames are atomic one by one.)
     """
     targets = {path: _target(path) for path in files}
     seen: dict[str, str] = {}
@@ -213,7 +219,8 @@ def write_many_atomic(files: Mapping[str, bytes]) -> None:
             if in_place:
                 direct.append((real, payload))
                 continue
-            fd, tmp = tempfile.mkstemp(prefix=".metaplan-", dir=os.path.dirname(real))
+            fd, tmp = tempfile.mkstemp(prefix=".metaplan-", suffix=_TEMP_SUFFIX,
+                                       dir=os.path.dirname(real))
             staged.append((tmp, real, path))
             with os.fdopen(fd, "wb") as handle:
                 handle.write(payload)
