@@ -82,7 +82,8 @@ PLAN_CASES: dict[str, tuple[bytes | None, bytes]] = {
     # name: (file content, or None for no file at all; what stderr must say)
     "missing file": (None, b"no such file"),
     "not JSON": (b"this is not json\n", b"not valid JSON: Expecting value at line 1, column 1"),
-    "truncated JSON": (raw_input(NAME)[:5000], b"not valid JSON"),
+    "truncated JSON": (raw_input(NAME)[:5000],
+                       b"not valid JSON: Unterminated string starting at line 96, column 5"),
     "empty file": (b"", b"empty file: expected a JSON object"),
     "only whitespace": (b" \n\t\n", b"empty file"),
     "top level an array": (b"[1, 2]", b"a plan is a JSON object, found an array"),
@@ -192,7 +193,9 @@ SETTINGS_CASES: dict[str, tuple[str, Any, bytes]] = {
     "spec empty glob": ("--specs", {"specs": [{**SPEC, "strip_boundary_subpatterns": [""]}]},
                         b"an empty pattern matches no module"),
     "rules not JSON": ("--rules", b'{"rules": [', b"not valid JSON"),
-    "rules a number": ("--rules", {"rules": 3}, b'expected {"rules": [...]}'),
+    "rules a number": ("--rules", {"rules": 3},
+                       b'expected {"rules": [...]} or an array of rules, found an object with '
+                       b'"rules": a number (3)'),
     "rule unknown field": ("--rules", {"rules": [{"match": "m", "local_compute_fn": "x"}]},
                            b"rules[0]: unknown rule field(s) ['local_compute_fn']"),
     "rule without patterns": ("--rules", {"rules": [{"match": [], "local_compute_target": "x"}]},

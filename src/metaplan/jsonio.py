@@ -63,7 +63,8 @@ def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
             raw = json.loads(data, parse_float=JSONFloat, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+            f"{source}: not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
+            f"column {exc.colno}",
             source=source,
         ) from exc
     except RecursionError as exc:

@@ -215,14 +215,21 @@ def spec_from_json(obj: Any, where: str = "spec") -> StrategySpec:
     )
 
 
+def _container(obj: Any, key: str) -> str:
+    """What a specs or rules file held instead of ``{key: [...]}``."""
+    if not isinstance(obj, Mapping):
+        return describe(obj)
+    if key in obj:
+        return f'an object with "{key}": {describe(obj[key])}'
+    return f"an object with keys {sorted(obj)}"
+
+
 def specs_from_json(obj: Any, source: str = "specs") -> SpecRegistry:
     """A registry from ``{"specs": [...]}`` (or a bare array of specs)."""
     items = obj.get("specs") if isinstance(obj, Mapping) else obj
     if not isinstance(items, list):
-        found = describe(obj) if not isinstance(obj, Mapping) else (
-            f'an object with "specs": {describe(items)}' if "specs" in obj
-            else f"an object with keys {sorted(obj)}")
-        raise SpecError(f'{source}: expected {{"specs": [...]}}, found {found}', source=source)
+        raise SpecError(f'{source}: expected {{"specs": [...]}}, found {_container(obj, "specs")}',
+                        source=source)
     return SpecRegistry.of(spec_from_json(item, f"{source}: specs[{i}]")
                            for i, item in enumerate(items))
 
@@ -279,7 +286,7 @@ def rules_from_json(obj: Any, source: str = "rules") -> tuple[InlineRule, ...]:
     items = obj.get("rules") if isinstance(obj, Mapping) else obj
     if not isinstance(items, list):
         raise SpecError(f'{source}: expected {{"rules": [...]}} or an array of rules, found '
-                        f"{describe(obj)}", source=source)
+                        f"{_container(obj, 'rules')}", source=source)
     return tuple(rule_from_json(item, f"{source}: rules[{i}]") for i, item in enumerate(items))
 
 
