@@ -20,6 +20,10 @@ settings.register_profile("ci", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
+SOAK_EXAMPLES = int(os.environ.get("METAPLAN_SOAK", 10_000 if os.environ.get("CI") else 200))
+"""Generated plans the soak tests run: 10k under CI (``.ci/run`` sets ``CI=1``), 200 locally;
+``METAPLAN_SOAK=N`` overrides both."""
+
 
 def fixture_path(name: str) -> Path:
     return DATA / f"{name}.json.gz"

@@ -77,6 +77,14 @@ def test_json_equality_tells_true_from_one() -> None:
     ('{"boundary_classes": "x"}', "boundary_classes: must be an object"),
     ('{"external_state_classes": "MoE"}', "external_state_classes: must be an array"),
     ('{"x": NaN}', "not valid JSON"),
+    ('{"x": [1e400]}', r"bad.json: x\[0\]: inf is not a JSON number"),
+    ("", "bad.json: empty file"),
+    ('{"x": ' + "[" * 300 + "]" * 300 + "}", "nested more than 254 levels deep"),
+    ('{"param_plan": {"m": {"is_boundary": 0}}}',
+     r'bad.json: param_plan\["m"\].is_boundary: must be true or false, found a number \(0\)'),
+    ('{"boundary_classes": {"m": null}}', r'boundary_classes\["m"\]: a class name is a string'),
+    ('{"model_type": ["x"]}', "model_type: must be a string"),
+    ('{"injections": [{"match": "a.[b"}]}', r"injections\[0\].match: invalid glob pattern"),
 ])
 def test_bad_plans_say_what_and_where(text: str, message: str) -> None:
     with pytest.raises(metaplan.InputError, match=message):

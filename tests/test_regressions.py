@@ -56,7 +56,7 @@ def test_applied_values_are_copied_not_referenced() -> None:
     plan = metaplan.Plan.from_json({"param_plan": {}, "boundary_classes": {}})
     entry = {"is_boundary": False}
     new = apply_changes(plan, [Change("add", ("param_plan", "n"), None, entry),
-                               Change("add", ("boundary_classes", "f"), None, 1e-5)])
+                               Change("add", ("param_plan", "f"), None, 1e-5)])
     entry["zzz"] = 1
     assert "zzz" not in new.param_plan["n"]
     assert new == metaplan.Plan.from_json(new.to_json())

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "PlanError",
     "SpecError",
     "VerificationError",
+    "describe",
     "format_path",
 ]
 
@@ -38,6 +40,33 @@ def format_path(path: Sequence[Any]) -> str:
         else:
             out.append(f"[{key!r}]".replace("'", '"'))
     return "".join(out)
+
+
+def describe(value: Any) -> str:
+    """What a JSON value is, for an error's "found ...": its kind, and a scalar's text.
+
+    >>> describe(1), describe("false"), describe(None), describe([1]), describe(True)
+    ('a number (1)', 'a string ("false")', 'null', 'an array', 'a boolean (true)')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, float):
+        return f"a number ({float.__repr__(value)})"
+    if isinstance(value, int):
+        return f"a number ({_cut(str(value)) if abs(value) < 10**40 else 'of 40+ digits'})"
+    if isinstance(value, str):
+        return f"a string ({_cut(json.dumps(value))})"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, Sequence):
+        return "an array"
+    return type(value).__name__
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class InputError(ValueError):

@@ -12,6 +12,7 @@ looked up exactly, then with ``model_type=None``.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 
 from pyrsistent import PMap, PVector, pmap
 
-from metaplan.errors import SpecError, format_path
+from metaplan.errors import SpecError, describe, format_path
 from metaplan.frozen import JSONMap, freeze, thaw
 from metaplan.jsonio import read_json
 
@@ -28,6 +29,8 @@ __all__ = [
     "InlineRule",
     "SpecRegistry",
     "StrategySpec",
+    "check_pattern",
+    "check_plan_rules",
     "load_rules",
     "load_specs",
     "rules_from_plan",
@@ -118,44 +121,114 @@ def _string(value: Any, where: str, *, optional: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         need = "a string or null" if optional else "a string"
-        raise SpecError(f"{where}: must be {need}, found {value!r}", source=where)
+        raise SpecError(f"{where}: must be {need}, found {describe(value)}", source=where)
     return value
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, (list, tuple, PVector)) or not all(isinstance(v, str) for v in value):
-        raise SpecError(f"{where}: must be a string or an array of strings, found {value!r}",
+def check_pattern(pattern: Any, where: str) -> str:
+    """``pattern`` if it is a usable FQN glob, else a :class:`SpecError` saying why.
+
+    A pattern is a non-empty ``fnmatch`` string, and each ``[`` opens a
+    character class closed by a ``]``: fnmatch reads an unclosed ``[`` as a
+    literal bracket, which no module FQN holds, so the pattern would silently
+    match nothing.
+
+    >>> check_pattern("experts.[0-3]", "p")
+    'experts.[0-3]'
+    >>> check_pattern("experts.[0-3", "p")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    metaplan.errors.SpecError: p: invalid glob pattern "experts.[0-3": the '[' at 8 is never ...
+    """
+    if not isinstance(pattern, str):
+        raise SpecError(f"{where}: a glob pattern is a string, found {describe(pattern)}",
                         source=where)
-    return tuple(value)
+    if not pattern:
+        raise SpecError(f"{where}: invalid glob pattern \"\": an empty pattern matches no "
+                        "module", source=where)
+    start = pattern.find("[")
+    while start != -1:
+        end = start + 1  # fnmatch.translate's scan: "[!" and a leading "]" belong to the class
+        if pattern.startswith("!", end):
+            end += 1
+        if pattern.startswith("]", end):
+            end += 1
+        end = pattern.find("]", end)
+        if end == -1:
+            shown = json.dumps(pattern)
+            raise SpecError(f"{where}: invalid glob pattern {shown}: the '[' at {start} is "
+                            "never closed by ']' (an unclosed '[' matches a literal bracket, "
+                            "and no FQN has one)", source=where)
+        start = pattern.find("[", end + 1)
+    return pattern
 
 
-_SPEC_KEYS = {"target", "kind", "target_class", "strip_boundary_subpatterns", "model_type"}
+def _patterns(value: Any, where: str, *, bare: bool = True) -> tuple[str, ...]:
+    """Glob patterns: an array of them (or, where ``bare``, one string or null)."""
+    if bare and value is None:
+        return ()
+    if bare and isinstance(value, str):
+        return (check_pattern(value, where),)
+    if not isinstance(value, (list, tuple, PVector)):
+        need = "a string or an array of strings" if bare else "an array of strings"
+        hint = f': write [{json.dumps(value)}]' if isinstance(value, str) else ""
+        raise SpecError(f"{where}: must be {need} (glob patterns), found {describe(value)}"
+                        f"{hint}", source=where)
+    return tuple(check_pattern(item, f"{where}[{i}]") for i, item in enumerate(value))
+
+
+def _match(value: Any, where: str, what: str) -> tuple[str, ...]:
+    match = _patterns(value, where)
+    if not match:
+        raise SpecError(f"{where}: {what} needs at least one pattern, found {describe(value)}",
+                        source=where)
+    return match
+
+
+_SPEC_KEYS = ("target", "kind", "target_class", "strip_boundary_subpatterns", "model_type",
+              "options")
 
 
 def spec_from_json(obj: Any, where: str = "spec") -> StrategySpec:
-    """A :class:`StrategySpec` from one object of a specs file."""
+    """A :class:`StrategySpec` from one object of a specs file; unknown keys are refused."""
     if not isinstance(obj, Mapping):
-        raise SpecError(f"{where}: a spec is an object, found {obj!r}", source=where)
+        raise SpecError(f"{where}: a spec is an object, found {describe(obj)}", source=where)
+    unknown = sorted(set(obj) - set(_SPEC_KEYS))
+    if unknown:
+        raise SpecError(f"{where}: unknown spec field(s) {unknown}; known: {list(_SPEC_KEYS)}",
+                        source=where)
+    target = _string(obj.get("target"), f"{where}.target")
+    if not target:
+        raise SpecError(f"{where}.target: must be a non-empty string (the strategy target, "
+                        "e.g. a recipe's dotted path), found an empty string", source=where)
+    options = obj.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise SpecError(f"{where}.options: must be an object, found {describe(options)}",
+                        source=where)
     return StrategySpec(
-        target=_string(obj.get("target"), f"{where}.target") or "",
+        target=target,
         kind=_string(obj.get("kind", ""), f"{where}.kind") or "",
         target_class=_string(obj.get("target_class"), f"{where}.target_class", optional=True),
-        strip_boundary_subpatterns=_strings(obj.get("strip_boundary_subpatterns"),
-                                            f"{where}.strip_boundary_subpatterns"),
+        strip_boundary_subpatterns=_patterns(obj.get("strip_boundary_subpatterns", []),
+                                             f"{where}.strip_boundary_subpatterns", bare=False),
         model_type=_string(obj.get("model_type"), f"{where}.model_type", optional=True),
-        options=freeze({k: v for k, v in obj.items() if k not in _SPEC_KEYS}),
+        options=freeze(options),
     )
+
+
+def _container(obj: Any, key: str) -> str:
+    """What a specs or rules file held instead of ``{key: [...]}``."""
+    if not isinstance(obj, Mapping):
+        return describe(obj)
+    if key in obj:
+        return f'an object with "{key}": {describe(obj[key])}'
+    return f"an object with keys {sorted(obj)}"
 
 
 def specs_from_json(obj: Any, source: str = "specs") -> SpecRegistry:
     """A registry from ``{"specs": [...]}`` (or a bare array of specs)."""
     items = obj.get("specs") if isinstance(obj, Mapping) else obj
     if not isinstance(items, list):
-        raise SpecError(f'{source}: expected {{"specs": [...]}}, found {type(obj).__name__}',
+        raise SpecError(f'{source}: expected {{"specs": [...]}}, found {_container(obj, "specs")}',
                         source=source)
     return SpecRegistry.of(spec_from_json(item, f"{source}: specs[{i}]")
                            for i, item in enumerate(items))
@@ -177,8 +250,8 @@ def _target_of(value: Any, where: str) -> str | None:
     if isinstance(value, Mapping):
         target = value.get("_target_") or value.get("target")
         return _string(target, f"{where}._target_", optional=True)
-    raise SpecError(f"{where}: must be a string or an object with _target_, found {value!r}",
-                    source=where)
+    raise SpecError(f"{where}: must be a string or an object with _target_, found "
+                    f"{describe(value)}", source=where)
 
 
 _RULE_KEYS = ("match", "local_compute_target", "when", "module_type", "replace_target",
@@ -188,14 +261,12 @@ _RULE_KEYS = ("match", "local_compute_target", "when", "module_type", "replace_t
 def rule_from_json(obj: Any, where: str = "rule") -> InlineRule:
     """An :class:`InlineRule` from its JSON form (the fields of :class:`InlineRule`)."""
     if not isinstance(obj, Mapping):
-        raise SpecError(f"{where}: a rule is an object, found {obj!r}", source=where)
+        raise SpecError(f"{where}: a rule is an object, found {describe(obj)}", source=where)
     unknown = sorted(set(obj) - set(_RULE_KEYS))
     if unknown:
         raise SpecError(f"{where}: unknown rule field(s) {unknown}; known: {list(_RULE_KEYS)}",
                         source=where)
-    match = _strings(obj.get("match"), f"{where}.match")
-    if not match:
-        raise SpecError(f"{where}.match: a rule needs at least one pattern", source=where)
+    match = _match(obj.get("match"), f"{where}.match", "a rule")
     return InlineRule(
         match=match,
         local_compute_target=_target_of(obj.get("local_compute_target"),
@@ -214,8 +285,8 @@ def rules_from_json(obj: Any, source: str = "rules") -> tuple[InlineRule, ...]:
     """Rules from ``{"rules": [...]}`` or a bare array of rule objects."""
     items = obj.get("rules") if isinstance(obj, Mapping) else obj
     if not isinstance(items, list):
-        raise SpecError(f'{source}: expected {{"rules": [...]}} or an array of rules',
-                        source=source)
+        raise SpecError(f'{source}: expected {{"rules": [...]}} or an array of rules, found '
+                        f"{_container(obj, 'rules')}", source=source)
     return tuple(rule_from_json(item, f"{source}: rules[{i}]") for i, item in enumerate(items))
 
 
@@ -225,33 +296,49 @@ def load_rules(path: str | os.PathLike[str]) -> tuple[InlineRule, ...]:
     return rules_from_json(read_json(path), source)
 
 
-def _injection_rule(obj: Any, path: tuple[Any, ...]) -> InlineRule:
-    where = format_path(path)
-    if not isinstance(obj, Mapping) or "match" not in obj:
-        raise SpecError(f"{where}: an injection is an object with a match, found {obj!r}",
+def _at(path: tuple[Any, ...], source: str | None) -> str:
+    return f"{source}: {format_path(path)}" if source else format_path(path)
+
+
+def _needs_match(obj: Any, what: str, where: str) -> None:
+    if not isinstance(obj, Mapping):
+        raise SpecError(f"{where}: {what} is an object with a match, found {describe(obj)}",
                         source=where)
+    if "match" not in obj:
+        raise SpecError(f"{where}: {what} needs a match (an FQN or glob pattern); it has "
+                        f"keys {sorted(obj)}", source=where)
+
+
+def _injection_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) -> InlineRule:
+    where = _at(path, source)
+    _needs_match(obj, "an injection", where)
     return InlineRule(
-        match=_strings(obj["match"], f"{where}.match"),
+        match=_match(obj["match"], f"{where}.match", "an injection"),
         local_compute_target=_target_of(obj.get("local_compute_fn"),
                                         f"{where}.local_compute_fn"),
         options=freeze({k: v for k, v in obj.items() if k not in ("match", "local_compute_fn")}),
     )
 
 
-def _override_rule(obj: Any, path: tuple[Any, ...]) -> InlineRule:
-    where = format_path(path)
-    if not isinstance(obj, Mapping) or "match" not in obj:
-        raise SpecError(f"{where}: a module override is an object with a match, found {obj!r}",
-                        source=where)
+def _override_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) -> InlineRule:
+    where = _at(path, source)
+    _needs_match(obj, "a module override", where)
     replace = obj.get("replace_target", obj.get("target", obj.get("_target_")))
     return InlineRule(
-        match=_strings(obj["match"], f"{where}.match"),
+        match=_match(obj["match"], f"{where}.match", "a module override"),
         replace_target=_target_of(replace, f"{where}.replace_target"),
         module_type=_string(obj.get("module_type"), f"{where}.module_type", optional=True),
         options=freeze({k: v for k, v in obj.items()
                         if k not in ("match", "replace_target", "target", "_target_",
                                      "module_type")}),
     )
+
+
+def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None) -> None:
+    """Check a plan's ``injections`` or ``module_overrides`` read as rules, as at load time."""
+    read = _injection_rule if key == "injections" else _override_rule
+    for i, obj in enumerate(items):
+        read(obj, (key, i), source)
 
 
 def rules_from_plan(plan: Mapping[str, Any]) -> tuple[InlineRule, ...]:

@@ -13,17 +13,22 @@ The generated plans look like real MoE model trees: dotted FQNs
 (``model.layers.3.mlp.experts.7``), dense and MoE layers, one class used as
 dense MLP, routed and shared expert at once, EP targets with sub-modules,
 external-state classes, injections with exact and glob matches, plus the odd
-shapes real files carry (non-object entries, ``is_boundary`` missing or
-``1``, FQNs in one map but not the other).
+shapes real files carry (non-object entries, ``is_boundary`` missing,
+FQNs in one map but not the other). ``plan_dicts(odd_flags=True)`` adds
+``is_boundary: 1`` / ``0``, which the in-place seed and ``Plan.from_json``
+take but a loaded file may not hold; :func:`bad_plan_dicts` gives plans with
+one field of the wrong shape, and where the error must point.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import strategies as st
 
 from metaplan.changes import apply, dumps_records, invert, loads_records
+from metaplan.errors import format_path
 from metaplan.pipeline import Pass, replay
 from metaplan.plan import Plan, dumps
 from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
@@ -31,6 +36,7 @@ from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
 __all__ = [
     "CLASSES",
     "TARGETS",
+    "bad_plan_dicts",
     "check_pass_laws",
     "plan_dicts",
     "plans",
@@ -53,10 +59,21 @@ _PLACEMENTS = ("R", "S(0)", "S(1)", "S(-1)", "P(sum)")
 _SUB_PATTERNS = ("experts.*", "shared_experts", "gate", "experts.?", "experts.[0-1]", "*")
 
 
+# strategies built once: building them in every draw costs more than drawing from them
+_SHAPES = st.sampled_from(("object",) * 12 + ("null", "list", "string"))
+_FLAGS = st.sampled_from((True, True, True, False, False, "missing"))
+_ODD_FLAGS = st.sampled_from((True, True, True, False, False, "missing", 1, 0))
+_BOOLS = st.booleans()
+_PLACEMENT = st.sampled_from(_PLACEMENTS)
+_TENTH = st.integers(0, 9)
+_SKIPS = st.sampled_from((True, False, 1))
+_WHERE = st.sampled_from(("both",) * 8 + ("plan only", "classes only"))
+
+
 @st.composite
-def _entry(draw: st.DrawFn) -> Any:
+def _entry(draw: st.DrawFn, odd_flags: bool = True) -> Any:
     """One param_plan entry: usually an object, now and then something else."""
-    shape = draw(st.sampled_from(("object",) * 12 + ("null", "list", "string")))
+    shape = draw(_SHAPES)
     if shape == "null":
         return None
     if shape == "list":
@@ -64,26 +81,29 @@ def _entry(draw: st.DrawFn) -> Any:
     if shape == "string":
         return "opaque"
     entry: dict[str, Any] = {}
-    flag = draw(st.sampled_from((True, True, True, False, False, "missing", 1, 0)))
+    flag = draw(_ODD_FLAGS if odd_flags else _FLAGS)
     if flag != "missing":
         entry["is_boundary"] = flag
-    if draw(st.booleans()):
-        entry["params"] = {"weight": {"tp": draw(st.sampled_from(_PLACEMENTS))}}
-    if draw(st.booleans()):
-        entry["in_src"] = {"hidden_states": {"tp": draw(st.sampled_from(_PLACEMENTS))}}
-    if draw(st.integers(0, 9)) == 0:
-        entry["skip_source_lowering"] = draw(st.sampled_from((True, False, 1)))
+    if draw(_BOOLS):
+        entry["params"] = {"weight": {"tp": draw(_PLACEMENT)}}
+    if draw(_BOOLS):
+        entry["in_src"] = {"hidden_states": {"tp": draw(_PLACEMENT)}}
+    if draw(_TENTH) == 0:
+        entry["skip_source_lowering"] = draw(_SKIPS)
     return entry
 
 
+_ENTRIES = {True: _entry(True), False: _entry(False)}
+
+
 @st.composite
-def _modules(draw: st.DrawFn) -> list[tuple[str, str]]:
+def _modules(draw: st.DrawFn, max_layers: int = 5) -> list[tuple[str, str]]:
     """``(fqn, class)`` for a small model tree with dense and MoE layers."""
-    layers = draw(st.integers(1, 5))
+    layers = draw(st.integers(1, max_layers))
     dense = draw(st.integers(0, layers))
     moe_class = draw(st.sampled_from(_MOE))
     expert_class = draw(st.sampled_from(("MLP", "Experts")))
-    experts = draw(st.integers(0, 4))
+    experts = draw(st.integers(0, min(4, max_layers)))
     shared = draw(st.booleans())
     gate_class = draw(st.sampled_from(("Router", "Linear")))
     modules = [("model.embed_tokens", "Embedding"), ("lm_head", "Linear"),
@@ -112,15 +132,21 @@ def _injection(draw: st.DrawFn, moe_fqns: list[str]) -> dict[str, Any]:
 
 
 @st.composite
-def plan_dicts(draw: st.DrawFn) -> dict[str, Any]:
-    """A plain-dict ``codegen_meta.json`` with a realistic MoE shape."""
-    modules = draw(_modules())
+def plan_dicts(draw: st.DrawFn, *, odd_flags: bool = True, max_layers: int = 5
+               ) -> dict[str, Any]:
+    """A plain-dict ``codegen_meta.json`` with a realistic MoE shape.
+
+    ``odd_flags=False`` keeps every ``is_boundary`` a boolean: a plan
+    :func:`~metaplan.plan.loads` accepts from a file. ``max_layers`` bounds
+    the decoder layers (and experts per layer): smaller plans, faster soaks.
+    """
+    modules = draw(_modules(max_layers))
     param_plan: dict[str, Any] = {}
     classes: dict[str, Any] = {}
     for fqn, cls in modules:
-        where = draw(st.sampled_from(("both",) * 8 + ("plan only", "classes only")))
+        where = draw(_WHERE)
         if where != "classes only":
-            param_plan[fqn] = draw(_entry())
+            param_plan[fqn] = draw(_ENTRIES[odd_flags])
         if where != "plan only":
             classes[fqn] = cls
     moe_fqns = [fqn for fqn, cls in modules if cls in _MOE]
@@ -138,9 +164,74 @@ def plan_dicts(draw: st.DrawFn) -> dict[str, Any]:
     return meta
 
 
+_NOT_BOOL: tuple[Any, ...] = (1, 0, "false", "true", None, [], {})
+_NOT_STR: tuple[Any, ...] = (1, 2.5, True, None, [], {"name": "MLP"})
+_NOT_MAP: tuple[Any, ...] = (1, "x", True, [], [{"a": 1}])
+_NOT_LIST: tuple[Any, ...] = (1, "MoE", True, {"a": 1})
+_BAD_PATTERNS: tuple[Any, ...] = ("", "model.layers.[0-2.mlp", "[", 3, None, [], ["*.mlp", ""], [3])
+
+
+@st.composite
+def bad_plan_dicts(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    """A loadable plan dict with one field of the wrong shape, and the JSON path the error names.
+
+    Every case is one :func:`~metaplan.plan.loads` must refuse with an
+    :class:`~metaplan.errors.InputError` whose message holds that path.
+    """
+    meta = copy.deepcopy(draw(plan_dicts(odd_flags=False)))
+    case = draw(st.sampled_from(("flag", "class", "external", "param_plan", "classes",
+                                 "external list", "injections", "injection", "match",
+                                 "model_type")))
+    if case == "flag":
+        fqn = draw(st.sampled_from(sorted(meta["param_plan"]) or ["m"]))
+        meta["param_plan"][fqn] = {"is_boundary": draw(st.sampled_from(_NOT_BOOL))}
+        return meta, format_path(("param_plan", fqn, "is_boundary"))
+    if case == "class":
+        fqn = draw(st.sampled_from(sorted(meta["boundary_classes"]) or ["m"]))
+        meta["boundary_classes"][fqn] = draw(st.sampled_from(_NOT_STR))
+        return meta, format_path(("boundary_classes", fqn))
+    if case == "external":
+        meta["external_state_classes"].append(draw(st.sampled_from(_NOT_STR)))
+        return meta, format_path(("external_state_classes", len(meta["external_state_classes"])
+                                  - 1))
+    if case in ("param_plan", "classes"):
+        key = "param_plan" if case == "param_plan" else "boundary_classes"
+        meta[key] = draw(st.sampled_from(_NOT_MAP))
+        return meta, key
+    if case in ("external list", "injections"):
+        key = "injections" if case == "injections" else "external_state_classes"
+        meta[key] = draw(st.sampled_from(_NOT_LIST))
+        return meta, key
+    if case == "model_type":
+        meta["model_type"] = draw(st.sampled_from((3, True, [], {})))
+        return meta, "model_type"
+    at = len(meta["injections"])
+    if case == "injection":
+        meta["injections"].append(draw(st.sampled_from((1, "x", [], {"local_compute_fn": "x"}))))
+        return meta, format_path(("injections", at))
+    meta["injections"].append({"match": draw(st.sampled_from(_BAD_PATTERNS)),
+                               "local_compute_fn": DEEPSEEK})
+    return meta, format_path(("injections", at, "match"))
+
+
 def plans() -> st.SearchStrategy[Plan]:
     """Frozen plans built from :func:`plan_dicts`."""
     return plan_dicts().map(Plan.from_json)
+
+
+_SOME_PATTERNS = st.lists(st.sampled_from(_SUB_PATTERNS), min_size=1, max_size=2, unique=True)
+_COMMON_PATTERNS: st.SearchStrategy[list[str]] = st.one_of(st.just([]), _SOME_PATTERNS,
+                                                           _SOME_PATTERNS)
+_SPEC_PATTERNS: st.SearchStrategy[list[str]] = st.one_of(st.just([]), _SOME_PATTERNS)
+_UPSTREAM_ORDER = st.permutations(TARGETS[:2])
+_MORE_TARGETS = st.lists(st.sampled_from(TARGETS), max_size=2)
+_TARGET_CLASSES = st.sampled_from((*_MOE, *_MOE, "MLP", None))
+_SPEC_MODEL_TYPES = st.sampled_from((None, None, "deepseek_v3"))
+_RULE_MATCHES = st.lists(st.sampled_from((
+    "model.layers.0.mlp", "model.layers.1.mlp", "model.layers.*.mlp", "*.mlp",
+    "model.layers.[1-3].mlp", "lm_head")), min_size=1, max_size=2)
+_RULE_TARGETS = st.sampled_from((*TARGETS, None))
+_RULE_COUNT = st.integers(0, 3)
 
 
 @st.composite
@@ -151,29 +242,23 @@ def spec_registries(draw: st.DrawFn, *, shared_patterns: bool = False) -> SpecRe
     case where the seed's one-``strip_patterns``-for-all and metaplan's
     per-spec patterns must agree.
     """
-    some = st.lists(st.sampled_from(_SUB_PATTERNS), min_size=1, max_size=2, unique=True)
-    common = tuple(draw(st.one_of(st.just([]), some, some)))
+    common = tuple(draw(_COMMON_PATTERNS))
     specs = []
-    targets = [*draw(st.permutations(TARGETS[:2])),
-               *draw(st.lists(st.sampled_from(TARGETS), max_size=2))]
+    targets = [*draw(_UPSTREAM_ORDER), *draw(_MORE_TARGETS)]
     for target in targets:
-        patterns = common if shared_patterns else tuple(draw(st.one_of(st.just([]), some)))
+        patterns = common if shared_patterns else tuple(draw(_SPEC_PATTERNS))
         specs.append(StrategySpec(
-            target=target, kind="moe_ep_routed",
-            target_class=draw(st.sampled_from((*_MOE, *_MOE, "MLP", None))),
-            strip_boundary_subpatterns=patterns,
-            model_type=draw(st.sampled_from((None, None, "deepseek_v3")))))
+            target=target, kind="moe_ep_routed", target_class=draw(_TARGET_CLASSES),
+            strip_boundary_subpatterns=patterns, model_type=draw(_SPEC_MODEL_TYPES)))
     return SpecRegistry.of(specs)
 
 
 @st.composite
 def rule_lists(draw: st.DrawFn) -> tuple[InlineRule, ...]:
     """Explicit rule lists (as ``--rules`` gives), exact and glob patterns mixed."""
-    patterns = st.sampled_from(("model.layers.0.mlp", "model.layers.1.mlp", "model.layers.*.mlp",
-                                "*.mlp", "model.layers.[1-3].mlp", "lm_head"))
-    return tuple(InlineRule(match=tuple(draw(st.lists(patterns, min_size=1, max_size=2))),
-                            local_compute_target=draw(st.sampled_from((*TARGETS, None))))
-                 for _ in range(draw(st.integers(0, 3))))
+    return tuple(InlineRule(match=tuple(draw(_RULE_MATCHES)),
+                            local_compute_target=draw(_RULE_TARGETS))
+                 for _ in range(draw(_RULE_COUNT)))
 
 
 def check_pass_laws(pass_: Pass, plan: Plan) -> None:

@@ -158,7 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, ConflictError, PassError) as exc:
         message = str(exc)
         if isinstance(exc, ConflictError):
-            message = f"replay refused: {message}"
+            message = (f"replay refused: {getattr(args, 'record', 'the records')} does not fit "
+                       f"{getattr(args, 'plan', 'the plan')}: {message}")
         print(f"metaplan {args.command}: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
