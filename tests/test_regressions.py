@@ -98,3 +98,22 @@ def test_class_names_that_are_objects_or_arrays_are_refused(meta: dict[str, Any]
                                                             where: str) -> None:
     with pytest.raises(metaplan.PlanError, match=re.escape(f"{where}: a class name is a string")):
         metaplan.Plan.from_json(meta)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"op": "set", "path": ["param_plan", "m", "is_boundary"], "old": True, "new": 1},
+     'records[0].changes[0].new: param_plan["m"].is_boundary: must be true or false'),
+    ({"op": "add", "path": ["boundary_classes", "n"], "new": 3},
+     'boundary_classes["n"]: a class name is a string, found a number (3)'),
+    ({"op": "set", "path": ["param_plan", "m"], "old": {"is_boundary": True},
+      "new": {"is_boundary": "no"}}, 'param_plan["m"].is_boundary: must be true or false'),
+    ({"op": "set", "path": ["external_state_classes"], "old": None, "new": "MLP"},
+     "external_state_classes: must be an array"),
+])
+def test_a_records_file_cannot_make_a_plan_loading_refuses(change: dict[str, Any],
+                                                          message: str) -> None:
+    records = {"format": "metaplan.records/1", "records": [
+        {"format": "metaplan.record/1", "pass": "edited", "base": "", "result": "",
+         "changes": [change]}]}
+    with pytest.raises(metaplan.PlanError, match=re.escape(message)):
+        loads_records(json.dumps(records), source="rec.json")

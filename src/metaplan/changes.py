@@ -9,7 +9,7 @@ undoes one and :func:`compose` chains several.
 
 Paths walk objects only: a JSON array is one value, changed as a whole.
 
->>> from metaplan.plan import Plan, freeze_field
+>>> from metaplan.plan import Plan, check_value, freeze_field
 >>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
 >>> change = Change("set", ("param_plan", "m", "is_boundary"), True, False, "example")
 >>> new = apply_changes(plan, (change,))
@@ -41,7 +41,7 @@ from metaplan.frozen import (
     to_raw,
 )
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
-from metaplan.plan import Plan, freeze_field
+from metaplan.plan import Plan, check_value, freeze_field
 
 __all__ = [
     "Change",
@@ -156,6 +156,8 @@ def _change_from_json(obj: Any, where: str) -> Change:
     for key in ("old",) if op == "remove" else ("new",) if op == "add" else ("old", "new"):
         if key not in obj:
             raise InputError(f"{where}: a {op} change needs {key!r}")
+    if op != "remove":
+        check_value(path, obj.get("new"), f"{where}.new")
     why = obj.get("why", "")
     return Change(op, tuple(path), freeze(obj.get("old")), freeze(obj.get("new")),
                   why if isinstance(why, str) else str(why))

@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pyrsistent import PMap, PVector, pmap, pvector
@@ -33,7 +33,16 @@ from metaplan.frozen import (
 from metaplan.jsonio import check_tree, dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.rules import check_plan_rules
 
-__all__ = ["Plan", "check_entries", "dump", "dumps", "freeze_field", "load", "loads"]
+__all__ = [
+    "Plan",
+    "check_entries",
+    "check_value",
+    "dump",
+    "dumps",
+    "freeze_field",
+    "load",
+    "loads",
+]
 
 _EMPTY: PMap[Any, Any] = pmap()
 _MAP_FIELDS = ("param_plan", "boundary_classes")
@@ -251,6 +260,29 @@ def check_entries(param_plan: Any, source: str | None = None) -> None:
             if flag is not False and flag is not True:
                 raise PlanError(f"must be true or false, found {describe(flag)}",
                                 path=("param_plan", fqn, "is_boundary"), source=source)
+
+
+def check_value(path: Sequence[Any], value: Any, source: str | None = None) -> None:
+    """``value``, set at ``path``, has the shape a plan file must have there.
+
+    Records read from a file are checked with it, so a replay cannot make a
+    plan that loading would refuse (an ``is_boundary`` of ``1``, a class
+    name that is a number).
+    """
+    if not path or not isinstance(path[0], str):
+        return
+    field, depth = path[0], len(path)
+    if depth == 1:
+        raw = to_raw(value)
+        freeze_field(field, raw, source)
+        if field == "param_plan":
+            check_entries(raw, source)
+    elif field == "param_plan" and depth == 2:
+        check_entries({path[1]: to_raw(value)}, source)
+    elif field == "param_plan" and depth == 3 and path[2] == "is_boundary":
+        check_entries({path[1]: {"is_boundary": value}}, source)
+    elif field == "boundary_classes" and depth == 2:
+        _check_class_names([(path[1], value)], field, source)
 
 
 def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
