@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -259,3 +261,41 @@ def test_single_contract_counts_every_contract() -> None:
     found = metaplan.verify(metaplan.Plan.from_json(raw), "single-contract")
     assert [v.path[1] for v in found] == ["model.layers.1.mlp", "model.layers.2.mlp"]
     assert all("has 3 boundary contracts: model.layers.0.mlp" in v.message for v in found)
+
+
+_BROKEN_PASSES = '''
+import metaplan
+from metaplan.changes import ChangeRecord
+from metaplan.pipeline import PassResult
+from metaplan.testing import check_pass_laws
+
+plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
+
+class Copies:  # a no-op that hands back a copy, not the input
+    name = "copies"
+    def __call__(self, plan):
+        return PassResult(metaplan.Plan(plan.fields.set("x", 1).discard("x")),
+                          ChangeRecord("copies", plan.content_hash, plan.content_hash))
+
+class Forgets:  # changes the plan, records nothing
+    name = "forgets"
+    def __call__(self, plan):
+        return PassResult(plan.set("model_type", "x"),
+                          ChangeRecord("forgets", plan.content_hash, plan.content_hash))
+
+for broken, law in ((Copies(), "no-op must return the input"), (Forgets(), "record result")):
+    try:
+        check_pass_laws(broken, plan)
+    except AssertionError as exc:
+        assert law in str(exc), exc
+    else:
+        raise SystemExit(f"{broken.name}: no law broken")
+print("caught")
+'''
+
+
+@pytest.mark.parametrize("optimize", [[], ["-O"]])
+def test_check_pass_laws_catches_broken_passes_even_under_dash_o(optimize: list[str]) -> None:
+    done = subprocess.run([sys.executable, *optimize, "-c", _BROKEN_PASSES],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert done.stdout == "caught\n", done.stderr
