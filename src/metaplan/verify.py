@@ -13,7 +13,7 @@ path it is about and what is wrong there. A verifier is any
 ...     "boundary_classes": {"a": "MLP", "b": "MLP", "e": "MLP"}})
 >>> for violation in verify(plan):  # doctest: +ELLIPSIS
 ...     print(violation)
-entry-object: param_plan["d"]: expected an object, found a string (the passes skip it)
+entry-object: param_plan["d"]: expected an object, found a string ("junk") (the passes skip it)
 boundary-class: param_plan["c"]: a boundary with no class in boundary_classes
 class-key: boundary_classes["e"]: no such module in param_plan
 single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
@@ -25,7 +25,7 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from metaplan.errors import SpecError, format_path
+from metaplan.errors import SpecError, describe, format_path
 from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc
 from metaplan.plan import Plan
 
@@ -50,18 +50,6 @@ Verifier = Callable[[Plan], Iterable[Violation]]
 """A check of a plan: the violations it finds, empty when the plan is sound."""
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "PVector":
-        return "an array"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number" if isinstance(value, (int, float)) else type(value).__name__
-
-
 def _entries(plan: Plan) -> dict[str, Any]:
     return mirror(plan.param_plan)
 
@@ -73,7 +61,7 @@ def _sorted(items: dict[str, Any]) -> list[tuple[str, Any]]:
 def entry_objects(plan: Plan) -> list[Violation]:
     """Every ``param_plan`` entry is an object (the seed skips others silently)."""
     return [Violation("entry-object", ("param_plan", fqn),
-                      f"expected an object, found {_kind(entry)} (the passes skip it)")
+                      f"expected an object, found {describe(entry)} (the passes skip it)")
             for fqn, entry in _sorted(_entries(plan)) if not hasattr(entry, "get")]
 
 
@@ -86,7 +74,7 @@ def boundary_classes_resolve(plan: Plan) -> list[Violation]:
             name = classes.get(fqn)
             if not isinstance(name, str):
                 what = ("no class in boundary_classes" if name is None
-                        else f"a class that is {_kind(name)}, not a name")
+                        else f"a class that is {describe(name)}, not a name")
                 found.append(Violation("boundary-class", ("param_plan", fqn),
                                        f"a boundary with {what}"))
     return sorted(found)
