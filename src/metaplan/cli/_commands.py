@@ -26,7 +26,7 @@ from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty, write_many_atomic
-from metaplan.pipeline import Trace, replay
+from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
 from metaplan.report import format_diff, format_explain
 from metaplan.verify import CHECKS, verify
@@ -194,10 +194,6 @@ def _settings(args: argparse.Namespace, prefix: str) -> str:
         if value is not None:
             words.append(f"--{option.replace('_', '-')} {value}")
     return " ".join(words)
-
-
-def _passes(trace: Trace) -> str:
-    return ",".join(trace.passes) or "(no passes)"
 
 
 def _verify(args: argparse.Namespace) -> int:
