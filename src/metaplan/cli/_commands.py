@@ -15,6 +15,7 @@ from metaplan.cli._common import (
     Timer,
     checks_from,
     note,
+    option_of,
     output,
     pipeline_from,
     print_stats,
@@ -183,14 +184,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace, prefix: str) -> str:
-    """One pipeline's options, as the user gave them."""
-    def given(option: str) -> Any:  # B takes A's setting where no --against-X is given
-        value = getattr(args, f"{prefix}{option}")
-        return getattr(args, option) if value is None else value
-
-    words = [given("passes") or "normalize"]
+    """One pipeline's options, as the user gave them (B's falling back to A's)."""
+    words = [option_of(args, "passes", prefix) or "normalize"]
     for option in ("specs", "rules", "model_type"):
-        value = given(option)
+        value = option_of(args, option, prefix)
         if value is not None:
             words.append(f"--{option.replace('_', '-')} {value}")
     return " ".join(words)

@@ -24,6 +24,7 @@ __all__ = [
     "Timer",
     "checks_from",
     "note",
+    "option_of",
     "output",
     "pipeline_from",
     "print_stats",
@@ -98,7 +99,7 @@ class Run(NamedTuple):
     timer: Timer
 
 
-def _option(args: argparse.Namespace, name: str, prefix: str) -> Any:
+def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
     """``--against-NAME`` when given, else ``--NAME``: compare's B defaults to A's settings."""
     value = getattr(args, f"{prefix}{name}", None)
     return getattr(args, name) if value is None else value
@@ -107,11 +108,11 @@ def _option(args: argparse.Namespace, name: str, prefix: str) -> Any:
 def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
     names = _names(args, prefix)
-    specs_path = _option(args, "specs", prefix)
-    rules_path = _option(args, "rules", prefix)
+    specs_path = option_of(args, "specs", prefix)
+    rules_path = option_of(args, "rules", prefix)
     specs = load_specs(specs_path) if specs_path else None
     rules = load_rules(rules_path) if rules_path else None
-    given = _option(args, "model_type", prefix)
+    given = option_of(args, "model_type", prefix)
     model_type = FROM_PLAN if given is None else given
     registry = specs if specs is not None else BUILTIN_SPECS
     if model_type is not FROM_PLAN and all(key[1] != model_type for key in registry.specs):
@@ -123,7 +124,7 @@ def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pip
 
 
 def _names(args: argparse.Namespace, prefix: str = "") -> tuple[str, ...]:
-    text = _option(args, "passes", prefix)
+    text = option_of(args, "passes", prefix)
     where = "--against-passes" if prefix and getattr(args, f"{prefix}passes") else "--passes"
     return NORMALIZE if text is None else parse_passes(text, where=where)
 
