@@ -21,18 +21,11 @@ Start with :func:`load`, :func:`normalize`, :func:`dump`; see the README for
 the tour, the record format and the CLI.
 """
 
-from metaplan.changes import (
-    Change,
-    ChangeRecord,
-    apply,
-    compose,
-    dump_records,
-    invert,
-    load_records,
-    to_json_patch,
-)
+from metaplan.algebra import compose, invert
+from metaplan.change import Change, ChangeRecord
 from metaplan.compare import Comparison, compare
 from metaplan.diff import diff
+from metaplan.edit import Edit, apply, apply_changes
 from metaplan.errors import (
     ConflictError,
     InputError,
@@ -41,26 +34,30 @@ from metaplan.errors import (
     SpecError,
     VerificationError,
 )
-from metaplan.frozen import JSONMap, freeze, thaw
+from metaplan.frozen import MISSING, JSONMap, freeze, thaw
 from metaplan.normalize import NormalizeResult, normalize, normalize_pipeline
 from metaplan.passes import (
-    FROM_PLAN,
     mark_shared_class_boundaries,
     strip_ep_sub_boundaries,
     strip_external_state_boundaries,
 )
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+from metaplan.patch import to_json_patch
 from metaplan.pipeline import (
+    ChangesPass,
+    EditPass,
     Pass,
     PassResult,
     Pipeline,
     Trace,
     changes_pass,
+    edit_pass,
     pipeline,
     replay,
     run,
 )
 from metaplan.plan import Plan, dump, dumps, load, loads
+from metaplan.records import dump_records, dumps_records, load_records, loads_records
 from metaplan.rules import (
     BUILTIN_SPECS,
     InlineRule,
@@ -70,17 +67,22 @@ from metaplan.rules import (
     load_specs,
     rules_from_plan,
 )
+from metaplan.settings import FROM_PLAN, RUN_INPUT
 from metaplan.verify import Violation, verify
-
-__version__ = "0.1.0"
+from metaplan.version import __version__
 
 __all__ = [
     "BUILTIN_SPECS",
     "FROM_PLAN",
+    "MISSING",
+    "RUN_INPUT",
     "Change",
     "ChangeRecord",
+    "ChangesPass",
     "Comparison",
     "ConflictError",
+    "Edit",
+    "EditPass",
     "InlineRule",
     "InputError",
     "JSONMap",
@@ -99,6 +101,7 @@ __all__ = [
     "Violation",
     "__version__",
     "apply",
+    "apply_changes",
     "build_pipeline",
     "changes_pass",
     "compare",
@@ -107,6 +110,8 @@ __all__ = [
     "dump",
     "dump_records",
     "dumps",
+    "dumps_records",
+    "edit_pass",
     "format_passes",
     "freeze",
     "invert",
@@ -115,6 +120,7 @@ __all__ = [
     "load_rules",
     "load_specs",
     "loads",
+    "loads_records",
     "mark_shared_class_boundaries",
     "normalize",
     "normalize_pipeline",

@@ -1,9 +1,10 @@
 """Structural diff of two plans, as a change record that turns one into the other.
 
-Shared structure is skipped by identity, so two states of one trace (which
-share every untouched entry) diff in time proportional to what differs;
-two separately loaded plans are compared entry by entry at C speed, with
-``True`` never taken for ``1``.
+A specialized walk: shared structure is skipped by identity (two states of
+one trace share every untouched entry), equal entries of separately loaded
+plans are told equal by their cached canonical bytes (a loaded plan holds
+each distinct entry once, so that is a handful of comparisons), and ``True``
+is never taken for ``1``. The record's hashes are computed only if read.
 
 >>> from metaplan.plan import Plan
 >>> a = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "p": {"tp": "R"}}}})
@@ -16,20 +17,13 @@ set param_plan/m/p/tp R -> S(0)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from pyrsistent import PMap
 
-from metaplan.changes import Change, ChangeRecord
-from metaplan.frozen import (
-    JSONMap,
-    canonical_bytes,
-    freeze_owned,
-    json_equal,
-    mirror,
-    orjson_default,
-)
+from metaplan.change import Change, ChangeRecord, Path
+from metaplan.frozen import MISSING, JSONMap, freeze_owned, json_equal
 from metaplan.plan import Plan
 
 __all__ = ["diff"]
@@ -45,63 +39,68 @@ def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "") -> ChangeRecord
     """
     changes: list[Change] = []
     if a.fields is not b.fields:
-        _diff_maps(a.fields, b.fields, (), why, changes)
-    return ChangeRecord(name, a.content_hash, b.content_hash, tuple(changes))
+        _Walk(why, changes).fields(a, b)
+    return ChangeRecord(name, a, b, changes)
 
 
-def _items(value: Any) -> dict[str, Any]:
-    return value._data if type(value) is JSONMap else mirror(value)
+class _Walk:
+    """One diff: where the changes go, and which pairs of entries are known equal."""
 
+    __slots__ = ("known", "out", "why")
 
-def _is_map(value: Any) -> bool:
-    return type(value) is JSONMap or type(value) is dict or isinstance(value, PMap)
+    def __init__(self, why: str, out: list[Change]) -> None:
+        self.why = why
+        self.out = out
+        self.known: dict[tuple[int, int], bool] = {}
 
+    def fields(self, a: Plan, b: Plan) -> None:
+        fa, fb = a.fields, b.fields
+        for key in sorted(set(fa) | set(fb)):
+            old, new = fa.get(key, MISSING), fb.get(key, MISSING)
+            if old is new:
+                continue
+            if isinstance(old, PMap) and isinstance(new, PMap):
+                self.maps(a.index(key), b.index(key), (key,))
+            else:
+                self.value(old, new, (key,))
 
-def _as_map(value: Any) -> Any:
-    return JSONMap._adopt(value) if type(value) is dict else value
+    def maps(self, xi: Mapping[str, Any], yi: Mapping[str, Any], path: Path) -> None:
+        """Two objects' items (frozen or raw values), key by key."""
+        for key in sorted(xi.keys() | yi.keys()):
+            old, new = xi.get(key, MISSING), yi.get(key, MISSING)
+            if old is not new:
+                self.value(old, new, (*path, key))
 
+    def value(self, old: Any, new: Any, here: Path) -> None:
+        if new is MISSING:
+            self.out.append(_new_change(Change, ("remove", here, freeze_owned(old), None,
+                                                 self.why)))
+        elif old is MISSING:
+            self.out.append(_new_change(Change, ("add", here, None, freeze_owned(new),
+                                                 self.why)))
+        elif type(old) is JSONMap and type(new) is JSONMap:
+            if not self.same_maps(old, new):
+                self.maps(old._data, new._data, here)
+        elif type(old) is dict and type(new) is dict:
+            if not self.same(old, new):
+                self.maps(old, new, here)
+        elif not json_equal(old, new):
+            self.out.append(_new_change(Change, ("set", here, freeze_owned(old),
+                                                 freeze_owned(new), self.why)))
 
-def _same(x: Any, y: Any) -> bool:
-    """Strict JSON equality of two raw or frozen values, fast when they are equal."""
-    if x is y:
-        return True
-    if type(x) is JSONMap and type(y) is JSONMap:
-        x, y = x._data, y._data
-        if x is y:
-            return True
-    if type(x) is dict and type(y) is dict:
-        if x != y:  # C speed; but True == 1 here, so equal needs a second look
-            return False
-        return _bytes(x) == _bytes(y) or canonical_bytes(x) == canonical_bytes(y)
-    return json_equal(x, y)
+    def same_maps(self, x: JSONMap, y: JSONMap) -> bool:
+        """Whether two entries are equal, by their cached canonical bytes."""
+        return x._data is y._data or x.canonical() == y.canonical()
 
+    def same(self, x: dict[str, Any], y: dict[str, Any]) -> bool:
+        """Whether two raw objects are equal; each distinct pair is compared once.
 
-def _bytes(value: dict[str, Any]) -> bytes:
-    """JSON bytes in the dict's own key order: cheap, and equal for plans written sorted."""
-    try:
-        return orjson.dumps(value, default=orjson_default)
-    except TypeError:  # integers past 64 bits, lone surrogates
-        return canonical_bytes(value)
-
-
-def _diff_maps(x: Any, y: Any, path: tuple[str, ...], why: str, out: list[Change]) -> None:
-    xi, yi = _items(x), _items(y)
-    for key in sorted(xi.keys() | yi.keys()):
-        here = (*path, key)
-        old = xi.get(key, _ABSENT)
-        new = yi.get(key, _ABSENT)
-        if old is new:
-            continue
-        if new is _ABSENT:
-            out.append(_new_change(Change, ("remove", here, freeze_owned(old), None, why)))
-        elif old is _ABSENT:
-            out.append(_new_change(Change, ("add", here, None, freeze_owned(new), why)))
-        elif _is_map(old) and _is_map(new):
-            if isinstance(old, PMap) or not _same(old, new):
-                _diff_maps(_as_map(old), _as_map(new), here, why, out)
-        elif not _same(old, new):
-            out.append(_new_change(Change, ("set", here, freeze_owned(old), freeze_owned(new),
-                                            why)))
-
-
-_ABSENT: Any = object()
+        Raw objects inside shared entries recur: a plan holds each distinct
+        entry once. Both stay alive in their plans while the walk runs, so
+        their ids are theirs.
+        """
+        pair = (id(x), id(y))
+        known = self.known.get(pair)
+        if known is None:
+            known = self.known[pair] = json_equal(x, y)
+        return known

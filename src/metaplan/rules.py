@@ -73,7 +73,7 @@ class StrategySpec:
 
 @dataclass(frozen=True)
 class SpecRegistry:
-    """Specs keyed by ``(target, model_type)``; immutable, extend with :meth:`with_specs`."""
+    """Specs keyed by ``(target, model_type)``; immutable."""
 
     specs: PMap[Any, Any] = field(default_factory=pmap)
 
@@ -81,10 +81,6 @@ class SpecRegistry:
     def of(cls, specs: Iterable[StrategySpec]) -> SpecRegistry:
         """A registry of ``specs``; a later spec for the same key replaces an earlier one."""
         return cls(pmap({(spec.target, spec.model_type): spec for spec in specs}))
-
-    def with_specs(self, specs: Iterable[StrategySpec]) -> SpecRegistry:
-        """This registry plus ``specs`` (which win on equal keys)."""
-        return SpecRegistry(self.specs.update({(s.target, s.model_type): s for s in specs}))
 
     def lookup(self, target: str, model_type: str | None) -> StrategySpec | None:
         """The spec for ``(target, model_type)``, else ``(target, None)``, else ``None``."""
@@ -334,10 +330,14 @@ def _override_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) -
     )
 
 
-def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None) -> None:
-    """Check a plan's ``injections`` or ``module_overrides`` read as rules, as at load time."""
+def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None, *,
+                     start: int = 0) -> None:
+    """Check a plan's ``injections`` or ``module_overrides`` read as rules, as at load time.
+
+    ``start`` is the index of the first of ``items`` in the array.
+    """
     read = _injection_rule if key == "injections" else _override_rule
-    for i, obj in enumerate(items):
+    for i, obj in enumerate(items, start):
         read(obj, (key, i), source)
 
 

@@ -22,14 +22,15 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from metaplan.errors import SpecError, describe, format_path
-from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc
+from metaplan.frozen import canonical_bytes, paused_gc
+from metaplan.pipeline import Verifier
 from metaplan.plan import Plan
 
-__all__ = ["CHECKS", "CONTRACT_KEYS", "Verifier", "Violation", "parse_checks", "verify"]
+__all__ = ["CHECKS", "CONTRACT_KEYS", "Violation", "parse_checks", "verify"]
 
 CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
 """The boundary contract: what every boundary of one class must agree on (params excepted)."""
@@ -46,15 +47,13 @@ class Violation(NamedTuple):
         return f"{self.check}: {format_path(self.path)}: {self.message}"
 
 
-Verifier = Callable[[Plan], Iterable[Violation]]
-"""A check of a plan: the violations it finds, empty when the plan is sound."""
 
 
-def _entries(plan: Plan) -> dict[str, Any]:
-    return mirror(plan.param_plan)
+def _entries(plan: Plan) -> Mapping[str, Any]:
+    return plan.index("param_plan")
 
 
-def _sorted(items: dict[str, Any]) -> list[tuple[str, Any]]:
+def _sorted(items: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(key, items[key]) for key in sorted(items)]
 
 
@@ -67,7 +66,7 @@ def entry_objects(plan: Plan) -> list[Violation]:
 
 def boundary_classes_resolve(plan: Plan) -> list[Violation]:
     """Every boundary entry (``is_boundary: true``) has a class name in ``boundary_classes``."""
-    classes = mirror(plan.boundary_classes)
+    classes = plan.index("boundary_classes")
     found = []
     for fqn, entry in _entries(plan).items():
         if hasattr(entry, "get") and entry.get("is_boundary") is True:
@@ -84,12 +83,11 @@ def class_keys_exist(plan: Plan) -> list[Violation]:
     """Every ``boundary_classes`` key is a module of ``param_plan``."""
     entries = _entries(plan)
     return [Violation("class-key", ("boundary_classes", fqn), "no such module in param_plan")
-            for fqn in sorted(mirror(plan.boundary_classes)) if fqn not in entries]
+            for fqn in sorted(plan.index("boundary_classes")) if fqn not in entries]
 
 
 def _contract(entry: Any) -> bytes:
-    data = entry._data if type(entry) is JSONMap else entry
-    return canonical_bytes([data.get(key) for key in CONTRACT_KEYS])
+    return canonical_bytes([entry.get(key) for key in CONTRACT_KEYS])
 
 
 def single_contract(plan: Plan) -> list[Violation]:
@@ -102,7 +100,7 @@ def single_contract(plan: Plan) -> list[Violation]:
     """
     entries = _entries(plan)
     by_class: dict[str, dict[bytes, list[str]]] = {}
-    for fqn, name in _sorted(mirror(plan.boundary_classes)):
+    for fqn, name in _sorted(plan.index("boundary_classes")):
         entry: Any = entries.get(fqn)
         if isinstance(name, str) and hasattr(entry, "get") and entry.get("is_boundary") is True:
             by_class.setdefault(name, {}).setdefault(_contract(entry), []).append(fqn)

@@ -12,10 +12,9 @@ from typing import Any
 
 from metaplan.cli._common import checks_from, print_stats, run_pipeline, say
 from metaplan.errors import InputError
-from metaplan.frozen import freeze_owned, json_equal
+from metaplan.frozen import freeze_owned, json_equal, shorten
 from metaplan.jsonio import parse_json
 from metaplan.plan import Plan, load
-from metaplan.report import short
 from metaplan.verify import verify
 
 __all__ = ["bisect"]
@@ -45,7 +44,7 @@ _GONE: Any = object()
 
 
 def _shown(value: Any) -> str:
-    return "(absent)" if value is _GONE else short(value)
+    return "(absent)" if value is _GONE else shorten(value)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -9,7 +9,8 @@ import sys
 from functools import partial
 from typing import Any
 
-from metaplan.changes import ChangeRecord, dumps_records, invert, load_records, to_json_patch
+from metaplan.algebra import invert
+from metaplan.change import ChangeRecord
 from metaplan.cli._bisect import bisect
 from metaplan.cli._common import (
     Timer,
@@ -27,8 +28,10 @@ from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty, write_many_atomic
+from metaplan.patch import to_json_patch
 from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
+from metaplan.records import dumps_records, load_records
 from metaplan.report import format_diff, format_explain
 from metaplan.verify import CHECKS, verify
 
@@ -163,7 +166,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     plan = load(args.plan)
-    first, second = pipeline_from(args, plan), pipeline_from(args, plan, "against_")
+    first, second = pipeline_from(args), pipeline_from(args, "against_")
     found = compare(plan, first, second)
     heading = f"A: {_settings(args, '')}\nB: {_settings(args, 'against_')}\n"
     if found.state is None or found.diff is None:

@@ -11,12 +11,12 @@ from typing import Any, NamedTuple, TypeVar
 
 from metaplan.errors import InputError
 from metaplan.jsonio import write_many_atomic
-from metaplan.passes import FROM_PLAN
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
 from metaplan.report import format_stats
 from metaplan.rules import BUILTIN_SPECS, load_rules, load_specs
+from metaplan.settings import FROM_PLAN
 from metaplan.verify import parse_checks, verify
 
 __all__ = [
@@ -105,20 +105,19 @@ def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
     return getattr(args, name) if value is None else value
 
 
-def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pipeline:
+def pipeline_from(args: argparse.Namespace, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
     names = _names(args, prefix)
     specs_path = option_of(args, "specs", prefix)
     rules_path = option_of(args, "rules", prefix)
-    specs = load_specs(specs_path) if specs_path else None
-    rules = load_rules(rules_path) if rules_path else None
+    specs = load_specs(specs_path) if specs_path else BUILTIN_SPECS
+    rules = load_rules(rules_path) if rules_path else FROM_PLAN
     given = option_of(args, "model_type", prefix)
     model_type = FROM_PLAN if given is None else given
-    registry = specs if specs is not None else BUILTIN_SPECS
-    if model_type is not FROM_PLAN and all(key[1] != model_type for key in registry.specs):
+    if model_type is not FROM_PLAN and all(key[1] != model_type for key in specs.specs):
         note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
                    "specs apply")
-    built = build_pipeline(names, plan, specs=specs, rules=rules, model_type=model_type,
+    built = build_pipeline(names, specs=specs, rules=rules, model_type=model_type,
                            label=format_passes(names))
     return built.verified(verify) if getattr(args, "verify_each", False) else built
 
@@ -144,7 +143,7 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
         say(format_passes(_names(args)))
         return None
     plan = plan if plan is not None else timer.time("load", lambda: load(args.plan))
-    built = pipeline_from(args, plan)
+    built = pipeline_from(args)
     trace = built.run(plan)
     return Run(plan, built, trace, timer)
 
