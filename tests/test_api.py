@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +28,8 @@ PUBLIC = {
     "parse_passes", "verify",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "jsonio", "rules", "schema", "digest", "plan",
-    "change", "records", "algebra", "patch", "edit", "pipeline", "passes._edits",
+    "version", "errors", "settings", "frozen", "names", "jsonio", "rules", "schema", "digest",
+    "plan", "change", "records", "algebra", "patch", "edit", "pipeline", "passes._edits",
     "passes.strip_ep", "passes.strip_external", "passes.mark_shared", "passes.registry",
     "passes", "normalize", "diff", "report", "verify", "compare", "compat", "oracle", "testing",
     "cli._common", "cli._bisect", "cli._commands", "cli._main", "cli", "__main__", "",
@@ -38,7 +40,7 @@ MODULES = tuple(name for name in LAYERS if name not in ("__main__", ""))
 
 def _imports(name: str) -> list[tuple[str, tuple[str, ...]]]:
     """``(module, names)`` of every ``from metaplan... import`` in module ``name``."""
-    spec = importlib.util.find_spec(f"metaplan.{name}")
+    spec = importlib.util.find_spec(f"metaplan.{name}" if name else "metaplan")
     assert spec is not None and spec.origin is not None
     tree = ast.parse(Path(spec.origin).read_text())
     return [(node.module.removeprefix("metaplan").lstrip("."), tuple(a.name for a in node.names))
@@ -78,6 +80,19 @@ def test_modules_import_only_what_others_export(name: str) -> None:
 def test_top_level_names_are_pinned() -> None:
     assert set(metaplan.__all__) == PUBLIC
     assert all(hasattr(metaplan, name) for name in PUBLIC)
+
+
+def test_the_lazy_exports_are_the_typed_ones() -> None:
+    """``import metaplan`` imports nothing else; each name comes from the module mypy sees."""
+    exports = metaplan._EXPORTS
+    typed = {item: f"metaplan.{module}" for module, names in _imports("") for item in names}
+    assert exports == typed and set(exports) == set(metaplan.__all__)
+    done = subprocess.run([sys.executable, "-c", "import sys, metaplan; "
+                           "print(sorted(m for m in sys.modules if m.startswith('metaplan')))"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['metaplan']"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        metaplan.nope  # noqa: B018
 
 
 @pytest.mark.parametrize("name", MODULES)

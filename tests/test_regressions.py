@@ -11,10 +11,10 @@ import pytest
 
 import metaplan
 from metaplan.change import Change
-from metaplan.edit import apply_changes
-from metaplan.records import dumps_records, loads_records, record_to_json
 from metaplan.compat import normalize_inline_meta
+from metaplan.edit import apply_changes
 from metaplan.oracle import reference_normalize
+from metaplan.records import dumps_records, loads_records, record_to_json
 from metaplan.rules import InlineRule
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"

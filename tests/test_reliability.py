@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 import metaplan
 import metaplan.testing
 from conftest import DATA, FIXTURES, SOAK_EXAMPLES, fixture_path, raw_input
-from metaplan.records import dumps_records
 from metaplan.compat import normalize_inline_meta
 from metaplan.oracle import reference_normalize
+from metaplan.records import dumps_records
 from metaplan.testing import bad_plan_dicts, plan_dicts, rule_lists, spec_registries
 
 NAME = "deepseek_v3.hf5"

@@ -5,11 +5,10 @@ field's digest is SHA-256 of its canonical JSON (sorted keys, compact).
 
 An FQN map (``param_plan``, ``boundary_classes``) of ``n`` keys is split into
 ``B`` buckets, ``B`` the smallest power of two with ``64 * B >= n``; a key's
-bucket is read off a BLAKE2b hash of the key alone, so it depends on
-nothing but the key and ``n``, and crafted keys cannot pile into one bucket
-without a brute-force search per key. A bucket's digest is SHA-256 of its
-``"key":value`` pairs in key order; the map's is SHA-256 of ``n`` and the
-bucket digests. So:
+bucket is read off the CRC-32 of the key alone, so it depends on nothing
+but the key and ``n``. A bucket's digest is SHA-256 of its canonical JSON
+(sorted keys, compact); the map's is SHA-256 of ``n`` and the bucket
+digests. So:
 
 - the whole digest costs one pass over the plan (each distinct entry object
   is serialized once: its canonical bytes are cached);
@@ -17,6 +16,8 @@ bucket digests. So:
   holding them (about 64 keys each, whatever the plan's size) and joins
   ``B`` digests of 32 bytes: linear in the edit, not in the plan. When ``n``
   crosses a power of two, ``B`` changes and the map is hashed afresh.
+  (CRC-32 is not a keyed hash: keys crafted to collide would share a bucket,
+  making their edits cost more, never a wrong digest.)
 
 The digest depends on content only: not on key order, ``PYTHONHASHSEED``,
 the machine or how the plan was built (a property test checks the
@@ -26,18 +27,20 @@ incremental digest against the from-scratch one).
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 import orjson
 
-from metaplan.frozen import JSONMap, canonical_bytes
+from metaplan.frozen import JSONMap, canonical_bytes, orjson_default
 
 __all__ = ["DigestState", "MapDigest", "Touched", "derive", "digest_all", "hexdigest"]
 
 _PER_BUCKET = 64
+_SORTED = orjson.OPT_SORT_KEYS
 _sha256 = hashlib.sha256
-_blake2b = hashlib.blake2b
+_crc32 = zlib.crc32
 _dumps = orjson.dumps
 
 
@@ -45,14 +48,13 @@ class MapDigest(NamedTuple):
     """One FQN map's digest state: its buckets of ``key -> value`` and their digests.
 
     Buckets are shared, never written, between the states of a lineage; an
-    edit copies the buckets it touches. ``spots`` (key -> 64-bit bucket
-    hash) is a cache shared by the lineage; it only grows.
+    edit copies the buckets it touches. A bucket is serialized with each
+    entry as its cached canonical bytes (an orjson fragment).
     """
 
     size: int
     buckets: tuple[dict[str, Any], ...]
     digests: tuple[bytes, ...]
-    spots: dict[str, int]
 
     def digest(self) -> bytes:
         """The map's digest: SHA-256 of its key count and its bucket digests."""
@@ -66,68 +68,63 @@ Touched = Mapping[str, "Iterable[str] | None"]
 """Field -> the keys an edit touched in that FQN map (``None``: the whole field)."""
 
 
-def _bucket_count(count: int) -> int:
+def _bucket_count(size: int) -> int:
     buckets = 1
-    while buckets * _PER_BUCKET < count:
+    while buckets * _PER_BUCKET < size:
         buckets *= 2
     return buckets
 
 
-def _spot(key: str, spots: dict[str, int]) -> int:
-    spot = spots.get(key)
-    if spot is None:
-        raw = key.encode("utf-8", "surrogatepass")
-        spot = spots[key] = int.from_bytes(_blake2b(raw, digest_size=8).digest(), "big")
-    return spot
+def _spot(key: str) -> int:
+    return _crc32(key.encode("utf-8", "surrogatepass"))
 
 
-def _value_bytes(value: Any) -> bytes:
-    if type(value) is JSONMap:
-        return value.canonical()
-    if type(value) is str:
-        try:
-            return _dumps(value)
-        except TypeError:
-            pass
-    return canonical_bytes(value)
+class _Fragments:
+    """Each distinct entry's canonical bytes as one orjson fragment, made once per digest."""
+
+    __slots__ = ("made",)
+
+    def __init__(self) -> None:
+        self.made: dict[int, tuple[JSONMap, orjson.Fragment]] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if type(value) is not JSONMap:
+            return value
+        known = self.made.get(id(value))
+        if known is None or known[0] is not value:
+            known = self.made[id(value)] = (value, orjson.Fragment(value.canonical()))
+        return known[1]
 
 
-def _key_bytes(key: str) -> bytes:
+def _bucket_digest(bucket: dict[str, Any], fragment: _Fragments) -> bytes:
     try:
-        return _dumps(key)
-    except TypeError:  # a lone surrogate
-        return canonical_bytes(key)
+        text = _dumps({key: fragment(value) for key, value in bucket.items()},
+                      default=orjson_default, option=_SORTED)
+    except TypeError:  # integers past 64 bits, lone surrogates: the stdlib writes them
+        text = canonical_bytes(bucket)
+    return _sha256(text).digest()
 
 
-def _bucket_digest(bucket: dict[str, Any]) -> bytes:
-    parts: list[bytes] = []
-    for key in sorted(bucket):
-        parts += (_key_bytes(key), b":", _value_bytes(bucket[key]), b",")
-    return _sha256(b"".join(parts)).digest()
-
-
-def _full_map(items: Mapping[str, Any], spots: dict[str, int]) -> MapDigest:
-    count = len(items)
-    mask = _bucket_count(count) - 1
+def _full_map(items: Mapping[str, Any]) -> MapDigest:
+    size = len(items)
+    mask = _bucket_count(size) - 1
     buckets: list[dict[str, Any]] = [{} for _ in range(mask + 1)]
-    get = spots.get
     for key, value in items.items():
-        spot = get(key)
-        if spot is None:
-            spot = _spot(key, spots)
-        buckets[spot & mask][key] = value
-    return MapDigest(count, tuple(buckets), tuple(map(_bucket_digest, buckets)), spots)
+        buckets[_crc32(key.encode("utf-8", "surrogatepass")) & mask][key] = value
+    fragment = _Fragments()
+    return MapDigest(size, tuple(buckets),
+                     tuple(_bucket_digest(bucket, fragment) for bucket in buckets))
 
 
 def _patched_map(previous: MapDigest, items: Mapping[str, Any], keys: Iterable[str]) -> MapDigest:
-    count = len(items)
-    if _bucket_count(count) != len(previous.buckets):
-        return _full_map(items, previous.spots)
+    size = len(items)
+    if _bucket_count(size) != len(previous.buckets):
+        return _full_map(items)
     mask = len(previous.buckets) - 1
-    buckets, spots = list(previous.buckets), previous.spots
+    buckets = list(previous.buckets)
     copied: set[int] = set()
     for key in keys:
-        index = _spot(key, spots) & mask
+        index = _spot(key) & mask
         if index not in copied:
             buckets[index] = dict(buckets[index])
             copied.add(index)
@@ -137,9 +134,10 @@ def _patched_map(previous: MapDigest, items: Mapping[str, Any], keys: Iterable[s
         else:
             buckets[index][key] = value
     digests = list(previous.digests)
+    fragment = _Fragments()
     for index in copied:
-        digests[index] = _bucket_digest(buckets[index])
-    return MapDigest(count, tuple(buckets), tuple(digests), spots)
+        digests[index] = _bucket_digest(buckets[index], fragment)
+    return MapDigest(size, tuple(buckets), tuple(digests))
 
 
 _ABSENT: Any = object()
@@ -150,7 +148,7 @@ def digest_all(plain: Mapping[str, Any], maps: Iterable[str],
     """Digest every field from scratch: ``plain`` fields, and the FQN ``maps`` read by ``index``."""
     state: DigestState = {name: _sha256(canonical_bytes(value)).digest()
                           for name, value in plain.items()}
-    state.update({name: _full_map(index(name), {}) for name in maps})
+    state.update({name: _full_map(index(name)) for name in maps})
     return state
 
 
@@ -172,7 +170,7 @@ def derive(parent: DigestState, plain: Mapping[str, Any], maps: Iterable[str],
         previous = parent.get(name)
         keys = touched.get(name, ())
         if not isinstance(previous, MapDigest) or keys is None:
-            state[name] = _full_map(index(name), {})
+            state[name] = _full_map(index(name))
         elif name in touched:
             state[name] = _patched_map(previous, index(name), keys)
         else:

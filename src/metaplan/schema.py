@@ -7,10 +7,10 @@ strings; ``injections`` and ``module_overrides`` are arrays of rules (see
 may be null. In object entries, ``is_boundary`` is ``true`` or ``false``.
 Any other field is kept as it is.
 
->>> check_field("boundary_classes", {"m": 3}, "p.json")
+>>> check_field("boundary_classes", {"m": 3}, "p")
 Traceback (most recent call last):
 ...
-metaplan.errors.PlanError: p.json: boundary_classes["m"]: a class name is a string, found a number (3)
+metaplan.errors.PlanError: p: boundary_classes["m"]: a class name is a string, found a number (3)
 """
 
 from __future__ import annotations
