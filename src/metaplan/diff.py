@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pyrsistent import PMap
-
 from metaplan.change import Change, ChangeRecord, Path
 from metaplan.frozen import MISSING, JSONMap, freeze_owned, json_equal
 from metaplan.plan import Plan
@@ -31,66 +29,77 @@ __all__ = ["diff"]
 _new_change = tuple.__new__
 
 
-def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "") -> ChangeRecord:
+def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "",
+         arrays: str = "whole") -> ChangeRecord:
     """The record that turns ``a`` into ``b``: ``apply(a, diff(a, b)) == b``.
 
-    Changes descend into objects and come in key order; arrays and values of
-    different kinds are replaced whole.
+    Changes descend into objects and come in key order; values of different
+    kinds are replaced whole, and so are arrays with ``arrays="whole"``.
     """
     changes: list[Change] = []
-    if a.fields is not b.fields:
-        _Walk(why, changes).fields(a, b)
+    if a is not b:
+        _Walk(why, changes).plans(a, b)
     return ChangeRecord(name, a, b, changes)
 
 
 class _Walk:
-    """One diff: where the changes go, and which pairs of entries are known equal."""
+    """One diff: where the changes go, and which pairs of raw objects are known equal."""
 
-    __slots__ = ("known", "out", "why")
+    __slots__ = ("inside", "known", "out", "why")
 
     def __init__(self, why: str, out: list[Change]) -> None:
         self.why = why
         self.out = out
         self.known: dict[tuple[int, int], bool] = {}
+        self.inside: dict[tuple[int, int], list[Change]] = {}
 
-    def fields(self, a: Plan, b: Plan) -> None:
-        fa, fb = a.fields, b.fields
-        for key in sorted(set(fa) | set(fb)):
-            old, new = fa.get(key, MISSING), fb.get(key, MISSING)
-            if old is new:
-                continue
-            if isinstance(old, PMap) and isinstance(new, PMap):
+    def plans(self, a: Plan, b: Plan) -> None:
+        maps_a, maps_b = a.map_fields, b.map_fields
+        for key in sorted({*a, *b}):
+            if key in maps_a and key in maps_b:
                 self.maps(a.index(key), b.index(key), (key,))
             else:
-                self.value(old, new, (key,))
+                self.value(_field(a, key, maps_a), _field(b, key, maps_b), (key,))
 
     def maps(self, xi: Mapping[str, Any], yi: Mapping[str, Any], path: Path) -> None:
-        """Two objects' items (frozen or raw values), key by key."""
-        for key in sorted(xi.keys() | yi.keys()):
-            old, new = xi.get(key, MISSING), yi.get(key, MISSING)
-            if old is not new:
-                self.value(old, new, (*path, key))
+        """Two objects' items (frozen or raw values), key by key, in key order."""
+        get = yi.get
+        keys = [key for key, old in xi.items() if get(key, MISSING) is not old]
+        if len(yi) != len(xi) - len(keys) or keys:
+            keys += yi.keys() - xi.keys()
+        for key in sorted(keys):
+            self.value(xi.get(key, MISSING), yi.get(key, MISSING), (*path, key))
 
     def value(self, old: Any, new: Any, here: Path) -> None:
+        out, why = self.out, self.why
         if new is MISSING:
-            self.out.append(_new_change(Change, ("remove", here, freeze_owned(old), None,
-                                                 self.why)))
+            if old is not MISSING:
+                out.append(_new_change(Change, ("remove", here, _frozen(old), None, why)))
         elif old is MISSING:
-            self.out.append(_new_change(Change, ("add", here, None, freeze_owned(new),
-                                                 self.why)))
+            out.append(_new_change(Change, ("add", here, None, _frozen(new), why)))
         elif type(old) is JSONMap and type(new) is JSONMap:
-            if not self.same_maps(old, new):
-                self.maps(old._data, new._data, here)
+            if old._data is not new._data and old.canonical() != new.canonical():
+                self.entries(old, new, here)
         elif type(old) is dict and type(new) is dict:
             if not self.same(old, new):
                 self.maps(old, new, here)
         elif not json_equal(old, new):
-            self.out.append(_new_change(Change, ("set", here, freeze_owned(old),
-                                                 freeze_owned(new), self.why)))
+            out.append(_new_change(Change, ("set", here, _frozen(old), _frozen(new), why)))
 
-    def same_maps(self, x: JSONMap, y: JSONMap) -> bool:
-        """Whether two entries are equal, by their cached canonical bytes."""
-        return x._data is y._data or x.canonical() == y.canonical()
+    def entries(self, old: JSONMap, new: JSONMap, here: Path) -> None:
+        """Two different objects: their changes, worked out once per distinct pair.
+
+        A loaded plan holds each distinct entry once, so the 15,000 expert
+        entries of two plans make a handful of pairs; each pair's changes are
+        found once and given the path of every module that holds it.
+        """
+        pair = (id(old), id(new))
+        inside = self.inside.get(pair)
+        if inside is None:
+            inside = self.inside[pair] = []
+            _Walk(self.why, inside).maps(old._data, new._data, ())
+        self.out += [_new_change(Change, (c.op, here + c.path, c.old, c.new, c.why))
+                     for c in inside]
 
     def same(self, x: dict[str, Any], y: dict[str, Any]) -> bool:
         """Whether two raw objects are equal; each distinct pair is compared once.
@@ -104,3 +113,17 @@ class _Walk:
         if known is None:
             known = self.known[pair] = json_equal(x, y)
         return known
+
+
+def _field(plan: Plan, key: str, maps: tuple[str, ...]) -> Any:
+    """A top-level value as the walk compares it: an FQN map as its read index."""
+    if key not in plan:
+        return MISSING
+    return freeze_owned(dict(plan.index(key))) if key in maps else plan[key]
+
+
+def _frozen(value: Any) -> Any:
+    return value if type(value) in _FLAT else freeze_owned(value)
+
+
+_FLAT = (str, int, bool, type(None))
