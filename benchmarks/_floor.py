@@ -67,6 +67,8 @@ def _ep_marks(plan: dict[str, Any], classes: dict[str, Any], rules: tuple[Inline
                                     f"EP target: rule {pattern!r} -> {spec.target} inlines "
                                     f"class {spec.target_class}")
     marks = {fqn: why for fqn, (_, _, why) in targets.items()}
+    if not any(patterns for patterns, _, _ in targets.values()):
+        return marks
     fqns = sorted(plan)
     for fqn, (patterns, cls, _) in targets.items():
         matchers = [(re.compile(fnmatch.translate(p)).match,
@@ -127,9 +129,7 @@ def _mark_shared(plan: dict[str, Any], classes: dict[str, Any], before: dict[str
         known.sort()
     plan = dict(plan)
     changes: list[Change] = []
-    for fqn, cls in sorted(classes.items()):
-        if cls not in example:
-            continue
+    for fqn, cls in sorted((f, c) for f, c in classes.items() if c in example):
         entry = plan.get(fqn)
         if type(entry) is dict and entry.get("skip_source_lowering") is not True:
             other = next((f for f in example[cls][:2] if f != fqn), None)
@@ -144,3 +144,40 @@ def _mark_shared(plan: dict[str, Any], classes: dict[str, Any], before: dict[str
             entry["skip_source_lowering"] = True
             plan[fqn] = entry
     return plan, changes
+
+
+def floor_diff(a: dict[str, Any], b: dict[str, Any]) -> list[Change]:
+    """The changes that turn plain-dict ``a`` into ``b``, as metaplan's diff finds them.
+
+    A straightforward recursive walk over objects in key order, ``True``
+    told from ``1`` by comparing types; arrays are values.
+    """
+    out: list[Change] = []
+    _diff_objects(a, b, (), out)
+    return out
+
+
+def _same(x: Any, y: Any) -> bool:
+    if type(x) is not type(y):
+        return False
+    if type(x) is dict:
+        return x.keys() == y.keys() and all(_same(v, y[k]) for k, v in x.items())
+    if type(x) is list:
+        return len(x) == len(y) and all(_same(v, w) for v, w in zip(x, y, strict=True))
+    return bool(x == y)
+
+
+def _diff_objects(x: dict[str, Any], y: dict[str, Any], path: tuple[str, ...],
+                  out: list[Change]) -> None:
+    for key in sorted(x.keys() | y.keys()):
+        here = (*path, key)
+        old, new = x.get(key, _GONE), y.get(key, _GONE)
+        if new is _GONE:
+            out.append(_new(Change, ("remove", here, old, None, "")))
+        elif old is _GONE:
+            out.append(_new(Change, ("add", here, None, new, "")))
+        elif type(old) is dict and type(new) is dict:
+            if not _same(old, new):
+                _diff_objects(old, new, here, out)
+        elif not _same(old, new):
+            out.append(_new(Change, ("set", here, old, new, "")))
