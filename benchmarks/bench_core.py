@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from _common import line, interleaved, read_raw
+from _common import interleaved, line, read_raw
 from _floor import floor_normalize
 
 import metaplan

@@ -31,7 +31,7 @@ LAYERS = (
     "version", "errors", "settings", "frozen", "names", "jsonio", "rules", "schema", "digest",
     "plan", "change", "records", "algebra", "patch", "edit", "pipeline", "passes._edits",
     "passes.strip_ep", "passes.strip_external", "passes.mark_shared", "passes.registry",
-    "passes", "normalize", "diff", "report", "verify", "compare", "compat", "oracle", "testing",
+    "passes", "normalize", "diff", "ignore", "merge", "report", "verify", "compare", "compat", "oracle", "testing",
     "cli._common", "cli._bisect", "cli._commands", "cli._main", "cli", "__main__", "",
 )
 """Every module, lowest first: a module imports only modules before it (the README's layers)."""
