@@ -1,4 +1,4 @@
-"""Core: ``metaplan.normalize`` on a freshly loaded plan, records included, vs the seed and the floor.
+"""Core: `metaplan.normalize` on a freshly loaded plan, records included, vs seed and floor.
 
 Three contenders, interleaved, medians of N rounds:
 
