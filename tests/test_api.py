@@ -20,9 +20,9 @@ PUBLIC = {
     "Comparison", "VerificationError", "Violation", "build_pipeline", "compare", "format_passes",
     "parse_passes", "verify",
 }
-MODULES = ("changes", "cli", "compare", "compat", "diff", "digest", "errors", "frozen", "jsonio",
-           "normalize", "oracle", "passes", "passes.registry", "pipeline", "plan", "report",
-           "rules", "testing", "verify")
+MODULES = ("changes", "cli", "compare", "compat", "diff", "digest", "errors", "frozen", "inputs",
+           "jsonio", "normalize", "oracle", "outputs", "passes", "passes.registry", "pipeline",
+           "plan", "report", "rules", "testing", "verify")
 
 
 def test_top_level_names_are_pinned() -> None:
