@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from pyrsistent import PMap
 
-from metaplan.errors import ConflictError, InputError, format_path
+from metaplan.errors import ConflictError, InputError, describe, format_path
 from metaplan.frozen import (
     JSONMap,
     freeze,
@@ -40,6 +40,7 @@ from metaplan.frozen import (
     thaw,
     to_raw,
 )
+from metaplan.inputs import source_name
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.plan import Plan, check_value, freeze_field
 
@@ -62,6 +63,7 @@ __all__ = [
 
 RECORD_FORMAT = "metaplan.record/1"
 RECORDS_FORMAT = "metaplan.records/1"
+_FORMATS = (RECORD_FORMAT, RECORDS_FORMAT)
 _OPS = ("add", "remove", "set")
 
 
@@ -128,6 +130,9 @@ class ChangeRecord:
         """Read a record from its JSON form, checking its shape."""
         if not isinstance(obj, Mapping):
             raise InputError(f"{where}: a record is an object, found {type(obj).__name__}")
+        if obj.get("format", RECORD_FORMAT) != RECORD_FORMAT:
+            raise InputError(f'{where}.format: expected "{RECORD_FORMAT}", found '
+                             f"{describe(obj['format'])}")
         for key in ("pass", "base", "result"):
             if not isinstance(obj.get(key), str):
                 raise InputError(f"{where}.{key}: must be a string, found {obj.get(key)!r}")
@@ -462,6 +467,13 @@ def records_to_json(records: Iterable[ChangeRecord]) -> dict[str, Any]:
 
 def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecord, ...]:
     """Records from a records file, or from a single record object."""
+    if isinstance(obj, Mapping) and obj.get("format", RECORDS_FORMAT) not in _FORMATS:
+        raise InputError(f'{source}: format: expected "{RECORDS_FORMAT}" (a records file) or '
+                         f'"{RECORD_FORMAT}" (one record), found {describe(obj["format"])}',
+                         source=source)
+    if isinstance(obj, Mapping) and "param_plan" in obj:
+        raise InputError(f"{source}: not records: this is a plan (it has param_plan); records "
+                         "are what normalize --record or diff --format json write", source=source)
     if isinstance(obj, Mapping) and obj.get("format") == RECORD_FORMAT:
         return (ChangeRecord.from_json(obj, where=source),)
     if not isinstance(obj, Mapping) or not isinstance(obj.get("records"), list):
@@ -484,9 +496,8 @@ def loads_records(data: bytes | str, *, source: str = "records") -> tuple[Change
 
 
 def load_records(path: str | os.PathLike[str]) -> tuple[ChangeRecord, ...]:
-    """Read records from a file (``.json`` or ``.json.gz``)."""
-    source = os.fspath(path)
-    return loads_records(read_bytes(path), source=source)
+    """Read records from a file (``.json`` or ``.json.gz``; ``-`` is stdin)."""
+    return loads_records(read_bytes(path), source=source_name(path))
 
 
 def dump_records(records: Iterable[ChangeRecord], path: str | os.PathLike[str]) -> None:

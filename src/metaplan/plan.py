@@ -30,6 +30,7 @@ from metaplan.frozen import (
     pmap_of,
     to_raw,
 )
+from metaplan.inputs import source_name
 from metaplan.jsonio import check_tree, dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.rules import check_plan_rules
 
@@ -88,7 +89,9 @@ class Plan(Mapping[str, Any]):
 
         The fields the passes read are checked as :func:`freeze_field` says;
         entries are kept as they are (``is_boundary: 1`` included, which
-        :func:`loads` refuses in a file).
+        :func:`loads` refuses in a file). An object without ``param_plan`` is
+        an empty plan here (a file must have one); one that looks like a
+        records, specs or rules file is refused, as :func:`loads` does.
         """
         if not isinstance(obj, Mapping):
             raise PlanError(f"a plan is a JSON object, found {describe(obj)}", source=source)
@@ -105,6 +108,8 @@ class Plan(Mapping[str, Any]):
         """A plan over raw data that no one else references (just parsed): no copy."""
         if not isinstance(raw, dict):
             raise PlanError(f"a plan is a JSON object, found {describe(raw)}", source=source)
+        if "param_plan" not in raw:
+            _refuse_other_files(raw, source)
         return cls(pmap({key: freeze_field(key, value, source) for key, value in raw.items()}))
 
     def _evolve(self, fields: PMap[Any, Any]) -> Plan:
@@ -202,6 +207,41 @@ class Plan(Mapping[str, Any]):
 
 _ABSENT: Any = object()
 
+_OTHER_FILES = (
+    ("records", "a records file", "replay it on its plan (metaplan replay PLAN REC) or invert "
+                                  "it (metaplan invert REC)"),
+    ("specs", "a specs file", "give it with --specs"),
+    ("rules", "a rules file", "give it with --rules"),
+    ("states", "a trace's trace.json", "its states are the NNN-*.json files beside it"),
+)
+
+
+def _refuse_other_files(raw: dict[str, Any], source: str | None) -> None:
+    """Refuse an object without ``param_plan`` that is another of metaplan's files."""
+    if str(raw.get("format", "")).startswith("metaplan.record"):
+        key, what, use = _OTHER_FILES[0]
+        found = f'"format": "{str(raw["format"])[:40]}"'
+    else:
+        key, what, use = next((item for item in _OTHER_FILES if item[0] in raw), ("", "", ""))
+        found = f'"{key}" and no "param_plan"'
+    if key:
+        raise PlanError(f"not a plan: this is {what} (it has {found}); {use}", source=source)
+
+
+def _require_param_plan(raw: dict[str, Any], source: str | None) -> None:
+    """A plan file has a ``param_plan`` object: any other JSON object is not a plan."""
+    if raw.get("param_plan") is not None:
+        return
+    if "param_plan" in raw:
+        found = "found null"
+    elif raw:
+        keys = ", ".join(repr(key[:40]) for key in sorted(raw)[:6])
+        found = f"found an object without it (keys: {keys}{', ...' if len(raw) > 6 else ''})"
+    else:
+        found = "found an empty object"
+    raise PlanError(f"not a plan: a plan (codegen_meta.json) has a param_plan object of FQN -> "
+                    f"entry; {found}", path=("param_plan",), source=source)
+
 
 def freeze_field(key: str, value: Any, source: str | None = None) -> Any:
     """Freeze one owned raw top-level value, checking the shape the passes rely on.
@@ -295,13 +335,14 @@ def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
         raw = parse_json(data, source=source)
         if type(raw) is dict:
             check_entries(raw.get("param_plan"), source)
-        return Plan._from_raw(raw, source=source)
+        plan = Plan._from_raw(raw, source=source)
+        _require_param_plan(raw, source)
+        return plan
 
 
 def load(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file."""
-    source = os.fspath(path)
-    return loads(read_bytes(path), source=source)
+    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin."""
+    return loads(read_bytes(path), source=source_name(path))
 
 
 def dumps(plan: Plan) -> bytes:
