@@ -37,7 +37,7 @@ __all__ = [
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
 _TOP = "(top level)"
-_NUMBERS = re.compile(r"(\d+)")
+_NUMBERS = re.compile(r"([0-9]+)")
 
 
 def short(value: Any, width: int = 80) -> str:
@@ -78,14 +78,25 @@ def change_line(change: Change, label: str | None = None) -> str:
     return f"~ {label}: {short(change.old)} -> {short(change.new)}"
 
 
-def natural_key(fqn: str) -> tuple[tuple[int, int | str], ...]:
+def natural_key(fqn: str) -> tuple[tuple[int, int | str, str], ...]:
     """Sort key that puts ``layers.2`` before ``layers.10``.
+
+    A run of ASCII digits sorts as its number (by length without leading
+    zeros, then by text), so a run of any length is fine: no ``int()``.
 
     >>> sorted(["m.layers.10", "m.layers.2", "m.norm"], key=natural_key)
     ['m.layers.2', 'm.layers.10', 'm.norm']
+    >>> sorted(["x" + "9" * 5000, "x" + "1" + "0" * 5000, "x10"], key=natural_key)[0]
+    'x10'
     """
-    return tuple((0, int(part)) if part.isdigit() else (1, part)
-                 for part in _NUMBERS.split(fqn) if part)
+    key: list[tuple[int, int | str, str]] = []
+    for part in _NUMBERS.split(fqn):
+        if part.isascii() and part.isdigit():
+            digits = part.lstrip("0") or "0"
+            key.append((0, len(digits), digits))
+        elif part:
+            key.append((1, part, ""))
+    return tuple(key)
 
 
 def _plural(count: int, word: str) -> str:
