@@ -153,7 +153,7 @@ def _owned_files(folder: str) -> set[str]:
         name for name in listed & present
         if stat.S_ISREG(os.lstat(os.path.join(folder, name)).st_mode)
         or stat.S_ISLNK(os.lstat(os.path.join(folder, name)).st_mode)}
-    foreign = sorted(present - owned)
+    foreign = sorted(present - owned, key=lambda name: (name != MANIFEST, name))
     if foreign:
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
                                           else "")
