@@ -10,6 +10,7 @@ import fcntl
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import zlib
@@ -442,3 +443,15 @@ def test_record_formats_are_checked(case: str, tmp_path: Path) -> None:
     rec = _file(tmp_path, "rec.json", content)
     assert_refused(metaplan_cli("replay", PLAN, rec), "replay", rec, fragment)
     assert_refused(metaplan_cli("invert", rec), "invert", rec, fragment)
+
+
+# 9. the README names the tests that hold each promise -----------------------------------
+
+
+def test_every_test_the_readme_names_for_a_promise_exists() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Errors and guarantees", 1)[1].split("\n### ", 1)[0]
+    named = set(re.findall(r"`(test_\w+)`", section))
+    defined = {name for path in Path(__file__).parent.glob("test_*.py")
+               for name in re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)}
+    assert len(named) > 30 and named - defined == set()
