@@ -28,11 +28,12 @@ PUBLIC = {
     "parse_passes", "verify",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "jsonio", "rules", "schema", "digest",
-    "plan", "change", "records", "algebra", "patch", "edit", "pipeline", "passes._edits",
-    "passes.strip_ep", "passes.strip_external", "passes.mark_shared", "passes.registry",
-    "passes", "normalize", "diff", "ignore", "merge", "report", "verify", "compare", "compat", "oracle", "testing",
-    "cli._common", "cli._bisect", "cli._commands", "cli._main", "cli", "__main__", "",
+    "version", "errors", "settings", "frozen", "names", "inputs", "outputs", "jsonio", "rules",
+    "schema", "digest", "plan", "change", "records", "algebra", "patch", "edit", "pipeline",
+    "passes._edits", "passes.strip_ep", "passes.strip_external", "passes.mark_shared", "passes.registry",
+    "passes", "normalize", "diff", "ignore", "merge", "report", "verify", "compare", "compat",
+    "oracle", "testing", "cli._common", "cli._paths", "cli._bisect", "cli._trace",
+    "cli._commands", "cli._main", "cli", "__main__", "",
 )
 """Every module, lowest first: a module imports only modules before it (the README's layers)."""
 MODULES = tuple(name for name in LAYERS if name not in ("__main__", ""))
