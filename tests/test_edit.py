@@ -1,0 +1,168 @@
+"""The edit engine: passes' changes made in one sweep, replay checked, arrays by item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import metaplan
+from metaplan import Change, ConflictError, Edit
+from metaplan.edit import apply_changes
+
+
+@pytest.fixture
+def plan() -> metaplan.Plan:
+    return metaplan.Plan.from_json({
+        "param_plan": {"a": {"is_boundary": True, "params": {"w": {"tp": "R"}}},
+                       "b": {"is_boundary": True}, "c": "opaque"},
+        "boundary_classes": {"a": "MLP", "b": "MLP"},
+        "injections": [{"match": "a", "ep_size": 8}, {"match": "b", "ep_size": 8}],
+        "frozen_sharded_params": ["a.w", "b.w"],
+    })
+
+
+def test_set_records_the_old_value_and_a_no_op_records_nothing(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "is_boundary"), False, "why")
+    edit.set(("param_plan", "b", "is_boundary"), True, "already so")
+    edit.set(("param_plan", "a", "new"), 1)
+    new, record = edit.finish("p")
+    assert [(c.op, c.path, c.old, c.new) for c in record.changes] == [
+        ("set", ("param_plan", "a", "is_boundary"), True, False),
+        ("add", ("param_plan", "a", "new"), None, 1)]
+    assert new.index("param_plan")["a"]["is_boundary"] is False
+    assert plan.index("param_plan")["a"]["is_boundary"] is True
+    assert record.base == plan.content_hash and record.result == new.content_hash
+
+
+def test_nothing_changed_gives_the_input_itself(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "is_boundary"), True)
+    edit.remove(("boundary_classes", "zz"))
+    new, record = edit.finish("p")
+    assert new is plan and record.is_noop
+
+
+def test_equal_edits_of_one_entry_share_one_result() -> None:
+    entry = {"is_boundary": True, "params": {"w": {"tp": "R"}}}
+    plan = metaplan.loads(metaplan.dumps(metaplan.Plan.from_json(
+        {"param_plan": {f"m.{i}": entry for i in range(50)}})))
+    edit = Edit(plan)
+    for i in range(50):
+        edit.set(("param_plan", f"m.{i}", "is_boundary"), False)
+    new, _ = edit.finish("p")
+    entries = new.index("param_plan")
+    assert len({id(entries[f"m.{i}"]) for i in range(50)}) == 1
+    assert len({id(plan.index("param_plan")[f"m.{i}"]) for i in range(50)}) == 1
+
+
+def test_deep_edits_copy_only_their_path(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(0)")
+    edit.set(("param_plan", "a", "params", "v"), {"tp": "R"})
+    new, record = edit.finish("p")
+    assert new.index("param_plan")["a"]["params"].thaw() == {"w": {"tp": "S(0)"},
+                                                           "v": {"tp": "R"}}
+    assert plan.index("param_plan")["a"]["params"].thaw() == {"w": {"tp": "R"}}
+    assert new.index("param_plan")["b"] is plan.index("param_plan")["b"]
+    assert metaplan.replay(plan, [record]) == new
+
+
+def test_array_items_insert_remove_and_set_as_json_patch_does(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("injections", 1, "ep_size"), 16)
+    edit.insert(("injections", 0), {"match": "z"})
+    edit.remove(("frozen_sharded_params", 0))
+    edit.insert(("frozen_sharded_params", 1), "c.w")
+    new, record = edit.finish("p")
+    assert new.to_json()["injections"] == [{"match": "z"}, {"match": "a", "ep_size": 8},
+                                           {"match": "b", "ep_size": 16}]
+    assert new.to_json()["frozen_sharded_params"] == ["b.w", "c.w"]
+    assert [c.path for c in record.changes] == [
+        ("injections", 1, "ep_size"), ("injections", 0), ("frozen_sharded_params", 0),
+        ("frozen_sharded_params", 1)]
+    assert metaplan.replay(plan, [record]) == new
+    assert metaplan.apply(new, metaplan.invert(record)) == plan
+    jsonpatch = pytest.importorskip("jsonpatch")
+    assert jsonpatch.apply_patch(plan.to_json(), metaplan.to_json_patch(record)) == new.to_json()
+
+
+@pytest.mark.parametrize("change, message", [
+    (Change("add", ("param_plan", "a", "is_boundary"), None, False), "already has"),
+    (Change("remove", ("boundary_classes", "zz"), "MLP", None), "no such key"),
+    (Change("set", ("param_plan", "zz", "is_boundary"), True, False), "no such key"),
+    (Change("set", ("param_plan", "c", "x"), 1, 2), "expected an object or array"),
+    (Change("set", ("param_plan", "a", "params", "w", "tp", "deeper"), 1, 2),
+     "expected an object or array"),
+    (Change("set", ("injections", 5), 1, 2), "expects an item at 5"),
+    (Change("add", ("injections", 3), None, 2), "cannot insert at 3"),
+    (Change("set", ("injections", "x"), 1, 2), "its items are numbered"),
+    (Change("set", ("param_plan", "a", 0), 1, 2), "its keys are names"),
+    (Change("set", ("param_plan", "a", "is_boundary"), 1, False), "expects 1, but the plan has"),
+    (Change("set", ("injections", 0, "ep_size"), 8.0, 9), "expects 8.0"),
+])
+def test_replay_refuses_what_does_not_fit(plan: metaplan.Plan, change: Change,
+                                          message: str) -> None:
+    with pytest.raises(ConflictError, match=message) as info:
+        apply_changes(plan, [change])
+    assert info.value.path[:len(change.path)] == change.path[:len(info.value.path)]
+
+
+def test_replacing_a_map_after_edits_inside_it(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "is_boundary"), False)
+    edit.set(("param_plan",), {"only": {"is_boundary": False}})
+    edit.set(("param_plan", "only", "x"), 1)
+    new, record = edit.finish("p")
+    assert new.to_json()["param_plan"] == {"only": {"is_boundary": False, "x": 1}}
+    assert metaplan.replay(plan, [record]) == new
+    assert metaplan.apply(new, metaplan.invert(record)) == plan
+
+
+def test_a_change_cannot_nest_the_plan_past_the_limit(plan: metaplan.Plan) -> None:
+    deep: Any = 1
+    for _ in range(260):
+        deep = [deep]
+    with pytest.raises(metaplan.PlanError, match="more than 254 levels"):
+        apply_changes(plan, [Change("add", ("param_plan", "a", "deep"), None, deep)])
+    fits: Any = 1
+    for _ in range(250):
+        fits = [fits]
+    apply_changes(plan, [Change("add", ("param_plan", "a", "deep"), None, fits)])
+
+
+def test_a_top_level_field_keeps_the_shape_loading_checks(plan: metaplan.Plan) -> None:
+    with pytest.raises(metaplan.PlanError, match="must be an object"):
+        apply_changes(plan, [Change("set", ("param_plan",), plan.param_plan, "MLP")])
+    with pytest.raises(metaplan.PlanError, match="class name is a string"):
+        Edit(plan).set(("boundary_classes",), {"a": 3})
+
+
+def test_reads_see_the_edit_so_far(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "is_boundary"), False)
+    edit.remove(("boundary_classes", "b"))
+    assert edit.get(("param_plan", "a", "is_boundary")) is False
+    assert edit.get(("boundary_classes", "b"), "gone") == "gone"
+    assert edit.get(("injections", 1, "match")) == "b"
+    assert edit.get(("nope",), None) is None
+    assert len(edit.changes) == 2 and edit.plan is plan
+
+
+def test_an_odd_flag_is_replaced_and_recorded(plan: metaplan.Plan) -> None:
+    odd = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": 1}}})
+    edit = Edit(odd)
+    edit.set(("param_plan", "m", "is_boundary"), True)
+    new, record = edit.finish("p")
+    assert record.changes[0].old == 1 and type(record.changes[0].old) is int
+    assert new.index("param_plan")["m"]["is_boundary"] is True
+
+
+def test_malformed_changes_are_refused(plan: metaplan.Plan) -> None:
+    for bad in (Change("frob", ("x",), 1, 2), Change("set", (), 1, 2),
+                Change("set", (3, "x"), 1, 2)):
+        with pytest.raises(ValueError, match="not a change"):
+            apply_changes(plan, [bad])
+    with pytest.raises(ValueError, match="starts with a field name"):
+        Edit(plan).set((), 1)
