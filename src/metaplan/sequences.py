@@ -154,12 +154,16 @@ def json_key(value: Any) -> Hashable:
         return ("i", value)
     if kind is float:
         return ("f", float.__repr__(value))
+    if isinstance(value, str):  # subclasses, as their base type
+        return str.__str__(value)
+    if isinstance(value, int):
+        return ("b", bool(value)) if isinstance(value, bool) else ("i", int(value))
+    if isinstance(value, float):
+        return ("f", float.__repr__(value))
     if isinstance(value, Mapping):
         return ("o", frozenset((k, json_key(v)) for k, v in value.items()))
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
         return ("a", tuple(map(json_key, value)))
-    if isinstance(value, (str, bool, int, float)):
-        return json_key(kind.__mro__[-2](value))  # a subclass: as its JSON base type
     raise TypeError(f"not a JSON value: {kind.__name__} ({value!r:.60})")
 
 
@@ -264,7 +268,7 @@ Hunk(a_start=4, a_end=4, b_start=4, b_end=5, matched=False)]
     if key is not None:
         pairs = match_items(a, b, key)
         if pairs is not None:
-            changed = [canon(a[i]) != canon(b[j]) for i, j in pairs]
+            changed = [a[i] is not b[j] and canon(a[i]) != canon(b[j]) for i, j in pairs]
             return _hunks_from_pairs(len(a), len(b), pairs, changed)
     if canon is json_key and _sorted_strs(a) and _sorted_strs(b):
         return _sorted_hunks(a, b)
