@@ -120,6 +120,17 @@ def fold(names: Iterable[str], *, ranges_in_lists: bool = False) -> str:
     Raises ``ValueError`` for no names at all (no pattern names the empty set)
     and ``TypeError`` for a name that is not a ``str``.
 
+    How: names are grouped by :func:`group_key`; each group's rows of digit
+    runs become a union of disjoint products (values of the first run that
+    are followed by the same set of rests share a product, and so on), so a
+    full grid is one product and a grid with a hole two. The products of all
+    groups go into a trie of tokens (words, separators, sets of numbers);
+    children whose patterns are equal merge into one list (``{down,gate,up}``),
+    a node with several children becomes ``{...}`` alternatives sorted in
+    natural order, and the alternatives' common suffix is factored out when it
+    starts at a separator (``{experts.{0..255},shared_experts}.weight``). About
+    1 ms per 1,000 names; linear in their total length.
+
     >>> fold(["model.layers.0.mlp", "model.layers.0.self_attn", "model.layers.1.mlp"])
     'model.layers.{0.self_attn,{0,1}.mlp}'
     >>> fold(["model.norm"]), fold([""]), fold(["a{b}", "a,b"])
@@ -339,12 +350,11 @@ def _is_separator(atom: str) -> bool:
 
 def _head(tokens: list[Token], compact: bool) -> tuple[NaturalKey, str]:
     """Tokens that share what follows, as one atom: a word, a number, a range or a list."""
-    items: list[tuple[NaturalKey, str, bool]] = []
-    for token in tokens:
-        if isinstance(token, str):
-            items.append((natural_key(token), _ESCAPE.sub(r"\\\g<0>", token), False))
-        else:
-            items.extend(_number_items(token))
+    items = [(natural_key(token), _ESCAPE.sub(r"\\\g<0>", token), False)
+             for token in tokens if isinstance(token, str)]
+    numbers = [token for token in tokens if not isinstance(token, str)]
+    if numbers:
+        items.extend(_number_items(frozenset().union(*numbers)))
     items.sort()
     if len(items) == 1:
         _, text, is_range = items[0]

@@ -68,7 +68,9 @@ Canon = Callable[[Any], Hashable]
 """What decides item equality: two items are equal when their canons are ``==``."""
 
 Key = Callable[[Any], Hashable | None]
-"""An item's identity, e.g. an injection's ``"match"``; ``None`` means it has none."""
+"""An item's identity, e.g. an injection's ``"match"``. Called on every item, so it must
+not raise: give ``None`` for an item without one (then whole values are compared), as in
+``lambda item: item.get("match") if isinstance(item, dict) else None``."""
 
 MYERS_BUDGET = 1_000_000
 """Steps Myers' algorithm may take before the fallback matching (see the module doc)."""
