@@ -1,20 +1,28 @@
-"""The invariants the code emitter relies on, checked on a plan.
+"""The invariants the code emitter checks, checked on a plan before it gets there.
 
-:func:`verify` runs every check and returns the violations found (empty
-when the plan is sound). Each :class:`Violation` names its check, the JSON
-path it is about and what is wrong there. A verifier is any
-``plan -> sequence of Violation``; pipelines run them between passes.
+Each check mirrors one that upstream hyper-parallel's codegen enforces when
+it emits code from a plan (``emit/parallel.py``, ``plan/boundary_forms.py``,
+``plan/freeze.py``, ``check/preflight.py``, ``meta.py``,
+``inline/pipeline.py``), so a plan that passes :func:`verify` is not rejected
+downstream for any of these reasons. :func:`verify` returns the violations
+found (empty when the plan is sound); each :class:`Violation` names its
+check, the JSON path it is about and what is wrong there. Some findings are
+only :class:`Note` s (a negative shard dim, which two writers read
+differently): :func:`verification` returns them beside the violations.
+
+A verifier is any ``plan -> sequence of Violation``; pipelines run them
+between passes (:func:`verifier` builds one with settings).
 
 >>> from metaplan.plan import Plan
 >>> plan = Plan.from_json({
 ...     "param_plan": {"a": {"is_boundary": True, "in_src": {"x": {"tp": "R"}}},
 ...                    "b": {"is_boundary": True, "in_src": {"x": {"tp": "S(0)"}}},
-...                    "c": {"is_boundary": True}, "d": "junk"},
+...                    "c": {"out_names": ["y"]}, "d": "junk"},
 ...     "boundary_classes": {"a": "MLP", "b": "MLP", "e": "MLP"}})
 >>> for violation in verify(plan):  # doctest: +ELLIPSIS
 ...     print(violation)
 entry-object: param_plan["d"]: expected an object, found a string ("junk") (the passes skip it)
-boundary-class: param_plan["c"]: a boundary with no class in boundary_classes
+boundary-class: param_plan["c"]: a boundary (no is_boundary; it has out_names) with no class ...
 class-key: boundary_classes["e"]: no such module in param_plan
 single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 """
@@ -22,61 +30,185 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from metaplan.errors import SpecError, describe, format_path
-from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc
-from metaplan.plan import Plan
+from pyrsistent import PVector
 
-__all__ = ["CHECKS", "CONTRACT_KEYS", "Verifier", "Violation", "parse_checks", "verify"]
+from metaplan.errors import SpecError, describe, format_path
+from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc, to_raw
+from metaplan.passes import FROM_PLAN
+from metaplan.plan import Plan
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
+
+__all__ = [
+    "CHECKS",
+    "CONTRACT_KEYS",
+    "DEFAULT_CHECKS",
+    "INJECTION_KEYS",
+    "PLACEMENT_FIELDS",
+    "Note",
+    "Placement",
+    "Verification",
+    "Verifier",
+    "Violation",
+    "is_boundary_entry",
+    "parse_checks",
+    "parse_placement",
+    "verification",
+    "verifier",
+    "verify",
+]
 
 CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
-"""The boundary contract: what every boundary of one class must agree on (params excepted)."""
+"""The layout-contract keys: an entry without ``is_boundary`` is a boundary when one is
+non-empty (upstream ``boundary_forms._ENTRY_META_FIELDS``)."""
+
+INJECTION_KEYS = ("inner_wrapper", "inner_target", "inner_out_src", "local_compute_fn")
+"""The injection keys every injection of one class must agree on (upstream
+``emit/parallel._INJECTION_KEYS``)."""
+
+PLACEMENT_FIELDS = ("params", "in_src", "in_dst", "out_src", "out_dst")
+"""Entry fields holding ``{name: {axis: placement}}`` (upstream ``plan/slim._PLACEMENT_FIELDS``)."""
 
 
 class Violation(NamedTuple):
     """One broken invariant: which check, where (a JSON path), and what is wrong."""
 
     check: str
-    path: tuple[str, ...]
+    path: tuple[Any, ...]
     message: str
 
     def __str__(self) -> str:
         return f"{self.check}: {format_path(self.path)}: {self.message}"
 
 
+class Note(NamedTuple):
+    """Something a check found worth reading that breaks nothing (the exit status stays 0)."""
+
+    check: str
+    path: tuple[Any, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"note: {self.check}: {format_path(self.path)}: {self.message}"
+
+
+class Verification(NamedTuple):
+    """What :func:`verification` found: the violations, the notes, and the checks run."""
+
+    violations: tuple[Violation, ...]
+    notes: tuple[Note, ...]
+    checks: tuple[str, ...]
+
+
 Verifier = Callable[[Plan], Iterable[Violation]]
 """A check of a plan: the violations it finds, empty when the plan is sound."""
+
+
+# reading entries -------------------------------------------------------------
 
 
 def _entries(plan: Plan) -> dict[str, Any]:
     return mirror(plan.param_plan)
 
 
-def _sorted(items: dict[str, Any]) -> list[tuple[str, Any]]:
-    return [(key, items[key]) for key in sorted(items)]
+def _is_object(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple, PVector))
+
+
+def _raw(entry: Any) -> Any:
+    """An entry's raw dict (read it, never write it); anything else as it is."""
+    if type(entry) is JSONMap:
+        return entry._data
+    return to_raw(entry) if isinstance(entry, Mapping) else entry
+
+
+def _objects(plan: Plan) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(fqn, raw entry)`` for every object entry, in no particular order."""
+    for fqn, entry in _entries(plan).items():
+        if type(entry) is JSONMap:
+            yield fqn, entry._data
+        elif isinstance(entry, Mapping):
+            yield fqn, to_raw(entry)
+
+
+def is_boundary_entry(entry: Any) -> bool:
+    """Whether an entry is a boundary, as upstream's emitter and installer decide it.
+
+    An explicit ``is_boundary`` wins, by truthiness; without one (or with
+    ``null``), an entry is a boundary when any of :data:`CONTRACT_KEYS` is
+    non-empty. Not an object: not a boundary. (Upstream
+    ``plan/boundary_forms.is_boundary_entry``.)
+
+    >>> [is_boundary_entry(e) for e in ({"is_boundary": 1}, {"is_boundary": False,
+    ...  "in_src": {"x": {}}}, {"out_names": ["y"]}, {"in_src": {}}, "junk")]
+    [True, False, True, False, False]
+    """
+    if type(entry) is not JSONMap and not isinstance(entry, Mapping):
+        return False
+    return _is_boundary(_raw(entry))
+
+
+def _is_boundary(data: dict[str, Any]) -> bool:
+    """:func:`is_boundary_entry` of a raw entry."""
+    flag = data.get("is_boundary")
+    if flag is not None:
+        return bool(flag)
+    return any(data.get(key) for key in CONTRACT_KEYS)
+
+
+def _why_boundary(data: dict[str, Any]) -> str:
+    """Why :func:`is_boundary_entry` holds for a raw entry, for a message."""
+    flag = data.get("is_boundary")
+    if flag is not None:
+        return "" if flag is True else f" (is_boundary is {describe(flag)}, which is truthy)"
+    keys = [key for key in CONTRACT_KEYS if data.get(key)]
+    return f" (no is_boundary; it has {', '.join(keys)})"
+
+
+def _class_of(classes: Mapping[str, Any], fqn: str) -> str | None:
+    """The class upstream's emitter resolves for ``fqn``: a non-empty name, else None."""
+    name = classes.get(fqn)
+    return name if isinstance(name, str) and name else None
+
+
+# entry-object, boundary-class, class-key ---------------------------------------
 
 
 def entry_objects(plan: Plan) -> list[Violation]:
     """Every ``param_plan`` entry is an object (the seed skips others silently)."""
-    return [Violation("entry-object", ("param_plan", fqn),
-                      f"expected an object, found {describe(entry)} (the passes skip it)")
-            for fqn, entry in _sorted(_entries(plan)) if not hasattr(entry, "get")]
+    return sorted(Violation("entry-object", ("param_plan", fqn),
+                            f"expected an object, found {describe(entry)} (the passes skip it)")
+                  for fqn, entry in _entries(plan).items()
+                  if type(entry) is not JSONMap and not isinstance(entry, Mapping))
 
 
 def boundary_classes_resolve(plan: Plan) -> list[Violation]:
-    """Every boundary entry (``is_boundary: true``) has a class name in ``boundary_classes``."""
+    """Every boundary (by :func:`is_boundary_entry`) has a class name in ``boundary_classes``.
+
+    Upstream ``emit/parallel._group_boundaries_by_class`` fails on a boundary
+    whose class it cannot resolve: its forward would never be rewritten,
+    silently dropping its redistribution.
+    """
     classes = mirror(plan.boundary_classes)
     found = []
-    for fqn, entry in _entries(plan).items():
-        if hasattr(entry, "get") and entry.get("is_boundary") is True:
+    for fqn, data in _objects(plan):
+        if _is_boundary(data) and _class_of(classes, fqn) is None:
             name = classes.get(fqn)
-            if not isinstance(name, str):
-                what = ("no class in boundary_classes" if name is None
-                        else f"a class that is {describe(name)}, not a name")
-                found.append(Violation("boundary-class", ("param_plan", fqn),
-                                       f"a boundary with {what}"))
+            what = ("no class in boundary_classes" if name is None
+                    else f"a class that is {describe(name)}, not a class name")
+            found.append(Violation("boundary-class", ("param_plan", fqn),
+                                   f"a boundary{_why_boundary(data)} with {what}; add its "
+                                   "class, or mark it is_boundary: false"))
     return sorted(found)
 
 
@@ -87,30 +219,44 @@ def class_keys_exist(plan: Plan) -> list[Violation]:
             for fqn in sorted(mirror(plan.boundary_classes)) if fqn not in entries]
 
 
-def _contract(entry: Any) -> bytes:
-    data = entry._data if type(entry) is JSONMap else entry
-    return canonical_bytes([data.get(key) for key in CONTRACT_KEYS])
+# single-contract ---------------------------------------------------------------
+
+
+def _contract(data: dict[str, Any]) -> bytes:
+    """A raw entry without ``params``, as canonical JSON."""
+    if "params" in data:
+        data = dict(data)
+        del data["params"]
+    return canonical_bytes(data)
 
 
 def single_contract(plan: Plan) -> list[Violation]:
-    """All boundary modules of one class share one contract (``params`` may differ).
+    """All boundaries of one class have identical entries, ``params`` excepted.
 
-    Source lowering rewrites the class's ``forward`` once, for every instance;
-    two contracts under one class cannot both be honoured. Each boundary
-    whose contract differs from that of its class's first boundary (by FQN)
-    is a violation.
+    Source lowering rewrites the class's ``forward`` once, for every
+    instance; two contracts under one class cannot both be honoured, whatever
+    key differs (``in_src``, ``region_dispatch``, ``needs_cp_attn``,
+    ``skip_source_lowering`` or a key added later). Each boundary whose entry
+    differs from that of its class's first boundary (by FQN) is a violation.
+    (Upstream ``emit/parallel._verify_class_contract``.)
     """
     entries = _entries(plan)
-    by_class: dict[str, dict[bytes, list[str]]] = {}
-    for fqn, name in _sorted(mirror(plan.boundary_classes)):
-        entry: Any = entries.get(fqn)
-        if isinstance(name, str) and hasattr(entry, "get") and entry.get("is_boundary") is True:
-            by_class.setdefault(name, {}).setdefault(_contract(entry), []).append(fqn)
+    classes = mirror(plan.boundary_classes)
+    members: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for fqn, data in _objects(plan):
+        name = _class_of(classes, fqn)
+        if name is not None and _is_boundary(data):
+            members.setdefault(name, []).append((fqn, data))
     found = []
-    for name, contracts in by_class.items():
+    for name, group in members.items():
+        if len(group) == 1:
+            continue
+        contracts: dict[bytes, list[str]] = {}
+        for fqn, data in group:
+            contracts.setdefault(_contract(data), []).append(fqn)
         if len(contracts) == 1:
             continue
-        first, *others = sorted(contracts.values())
+        first, *others = sorted(sorted(fqns) for fqns in contracts.values())
         for group in others:
             for fqn in group:
                 found.append(Violation("single-contract", ("boundary_classes", fqn),
@@ -120,12 +266,435 @@ def single_contract(plan: Plan) -> list[Violation]:
     return sorted(found)
 
 
+_ABSENT: Any = object()
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else canonical_bytes(value).decode("utf-8", "replace")
+
+
 def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
-    key = next(key for key in CONTRACT_KEYS
-               if canonical_bytes(a.get(key)) != canonical_bytes(b.get(key)))
-    shown = [canonical_bytes(entry.get(key)).decode("utf-8", "replace") for entry in (a, b)]
-    return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} {shown[0]}, "
-            f"{fqn_b} has {shown[1]}")
+    raw_a, raw_b = _raw(a), _raw(b)
+    keys = sorted((set(raw_a) | set(raw_b)) - {"params"})
+    key = next(key for key in keys
+               if _shown(raw_a.get(key, _ABSENT)) != _shown(raw_b.get(key, _ABSENT)))
+    return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} "
+            f"{_shown(raw_a.get(key, _ABSENT))}, {fqn_b} has {_shown(raw_b.get(key, _ABSENT))}"
+            " (all boundaries of a class share one forward; only params may differ)")
+
+
+# injection-agreement -----------------------------------------------------------
+
+
+def injection_agreement(plan: Plan) -> list[Violation]:
+    """Injections whose ``match`` resolves to one class agree on :data:`INJECTION_KEYS`.
+
+    As upstream ``emit/parallel._index_injections_by_class``: an injection's
+    ``match`` is read as an FQN and resolved through ``boundary_classes``
+    (a glob, or an FQN with no class, resolves to none and is skipped); the
+    first injection of a class to set a key fixes its value, and each later
+    one that sets it differently is a violation.
+    """
+    classes = mirror(plan.boundary_classes)
+    injections = plan.get("injections")
+    if not _is_array(injections):
+        return []
+    first: dict[tuple[str, str], tuple[int, str, bytes]] = {}
+    found = []
+    for i, injection in enumerate(injections):
+        if not isinstance(injection, Mapping):
+            continue
+        match = injection.get("match")
+        name = _class_of(classes, match) if isinstance(match, str) and match else None
+        if name is None:
+            continue
+        for key in INJECTION_KEYS:
+            if key not in injection:
+                continue
+            value = canonical_bytes(injection[key])
+            known = first.setdefault((name, key), (i, match, value))
+            if known[2] != value:
+                found.append(Violation(
+                    "injection-agreement", ("injections", i, key),
+                    f"class {name} has conflicting {key}: injections[{known[0]}] (match "
+                    f"{known[1]}) has {known[2].decode('utf-8', 'replace')}, this one (match "
+                    f"{match}) has {value.decode('utf-8', 'replace')}; one class has one "
+                    "forward, so give its injections one value"))
+    return found
+
+
+# spec-coverage -----------------------------------------------------------------
+
+
+def _target_of(value: Any) -> str | None:
+    """A target written as a string or as an object's ``_target_`` / ``target``."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, Mapping):
+        target = value.get("_target_") or value.get("target")
+        return target if isinstance(target, str) and target else None
+    return None
+
+
+def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
+                      ) -> list[tuple[str, tuple[Any, ...]]]:
+    """``(target, where)`` for every strategy target the rules name.
+
+    From the plan (``rules=None``): each injection's ``local_compute_fn`` and
+    ``inner_wrapper``, as upstream ``inline/yaml_rules.collect_inline_rules``
+    reads them; else each rule's ``local_compute_target`` and
+    ``inner_wrapper_target`` (``where`` is then ``rules[i]...``).
+    """
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if rules is None:
+        injections = plan.get("injections")
+        for i, injection in enumerate(injections if _is_array(injections) else ()):
+            if isinstance(injection, Mapping):
+                for key in ("local_compute_fn", "inner_wrapper"):
+                    target = _target_of(injection.get(key))
+                    if target is not None:
+                        found.append((target, ("injections", i, key)))
+        return found
+    for i, rule in enumerate(rules):
+        for key in ("local_compute_target", "inner_wrapper_target"):
+            target = getattr(rule, key)
+            if target is not None:
+                found.append((target, ("rules", i, key)))
+    return found
+
+
+def spec_coverage(plan: Plan, *, specs: SpecRegistry | None = None,
+                  rules: Iterable[InlineRule] | None = None,
+                  model_type: Any = FROM_PLAN) -> list[Violation]:
+    """Every strategy target the rules name has a strategy spec; all gaps at once.
+
+    Rules default to the plan's injections, specs to the built-in registry,
+    the model type to :func:`~metaplan.rules.model_type_of`. One violation
+    per uncovered target, at the first place that names it. (Upstream
+    ``inline/pipeline._require_inline_coverage``: "reporting all gaps at
+    once keeps one fix cycle from hiding the next".)
+    """
+    registry = BUILTIN_SPECS if specs is None else specs
+    kind = model_type_of(plan) if model_type is FROM_PLAN else None
+    value = kind.value if kind is not None else model_type
+    where = f" from the plan's {kind.source}" if kind is not None and kind.value else ""
+    canonical = registry.canonical_model_type(value)
+    alias = f", read as {canonical!r}" if canonical != value else ""
+    gaps: dict[str, list[tuple[Any, ...]]] = {}
+    for target, path in _strategy_targets(plan, None if rules is None else tuple(rules)):
+        if registry.lookup(target, value) is None:
+            gaps.setdefault(target, []).append(path)
+    found = []
+    for number, target in enumerate(sorted(gaps), 1):
+        paths = gaps[target]
+        also = (f"; also named at {', '.join(format_path(p) for p in paths[1:4])}"
+                + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+                if len(paths) > 1 else "")
+        found.append(Violation(
+            "spec-coverage", paths[0],
+            f"no strategy spec for {target} (model type {value!r}{where}{alias}; gap {number} "
+            f"of {len(gaps)}){also}; add a spec for it (--specs), or fix the target"))
+    return found
+
+
+# non-empty, frozen-sharded-params ------------------------------------------------
+
+
+def non_empty(plan: Plan) -> list[Violation]:
+    """``param_plan`` has at least one entry (upstream ``check/preflight.verify_param_plan``).
+
+    Generation always freezes a plan, and an all-replicate one still records
+    every parameter: an empty ``param_plan`` means derivation failed.
+    """
+    if len(plan.param_plan):
+        return []
+    return [Violation("non-empty", ("param_plan",),
+                      "no module entries: generation always freezes a plan (even an "
+                      "all-replicate one lists every parameter), so derivation failed or was "
+                      "skipped; regenerate the plan")]
+
+
+@functools.lru_cache(maxsize=4096)
+def _shards(text: str) -> bool:
+    """Whether placement ``text`` parses as S, SS or P (upstream ``freeze._is_sharded``)."""
+    parsed = _parse(text)
+    return isinstance(parsed, Placement) and parsed.kind != "R"
+
+
+def sharded_params(plan: Plan) -> list[str]:
+    """``FQN.param`` of every param with a non-``R`` placement, sorted, each once.
+
+    (Upstream ``plan/freeze.expand_frozen_sharded_params``, on the frozen plan.)
+    """
+    return sorted(_walk(plan).sharded)
+
+
+def _some(items: Sequence[str], count: int = 3) -> str:
+    shown = ", ".join(items[:count])
+    return shown + (f" and {len(items) - count} more" if len(items) > count else "")
+
+
+def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[Violation]:
+    """``frozen_sharded_params``, when present, is exactly :func:`sharded_params`.
+
+    ``sharded`` is that set, when the caller has it already.
+    """
+    if "frozen_sharded_params" not in plan:
+        return []
+    listed = plan["frozen_sharded_params"]
+    path = ("frozen_sharded_params",)
+    if not _is_array(listed) or not all(isinstance(item, str) for item in listed):
+        return [Violation("frozen-sharded-params", path,
+                          f"must be an array of parameter FQNs, found {describe(listed)}")]
+    wanted, have = _walk(plan).sharded if sharded is None else sharded, set(listed)
+    if have == wanted and len(listed) == len(have) and all(
+            a < b for a, b in zip(listed, listed[1:])):  # PVector slices cheaply
+        return []
+    problems = []
+    missing = sorted(wanted - have)
+    if missing:
+        problems.append(f"{len(missing)} sharded param(s) not listed ({_some(missing)})")
+    extra = sorted(have - wanted)
+    if extra:
+        problems.append(f"{len(extra)} listed but with no S/SS/P placement ({_some(extra)})")
+    if len(listed) != len(have):
+        problems.append(f"{len(listed) - len(have)} listed twice")
+    if not problems:
+        problems.append("the right names, out of order")
+    return [Violation("frozen-sharded-params", path,
+                      "must list FQN.param of every param with a non-R placement, sorted: "
+                      + "; ".join(problems))]
+
+
+# placement ---------------------------------------------------------------------
+
+
+class Placement(NamedTuple):
+    """A parsed placement string: ``R``, ``S(dim)``, ``P(op)`` or ``SS(dim,factor)``.
+
+    ``dim`` is the number as written: a negative one is an uneven shard of
+    dim ``-dim - 1`` to current writers.
+    """
+
+    kind: str
+    dim: int | None = None
+    arg: str | int | None = None
+
+
+_FORM = re.compile(r"([SP]|SS)\((.*)\)", re.S)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> Placement | str:
+    """:func:`parse_placement`'s result, or why it fails (cached: plans repeat a few strings)."""
+    try:
+        return parse_placement(text)
+    except ValueError as exc:
+        return str(exc)
+
+
+def parse_placement(text: str) -> Placement:
+    """Parse a placement string as upstream ``plan/freeze.parse_placement`` does.
+
+    >>> parse_placement("S(-1)"), parse_placement("SS(1, 2)"), parse_placement("P(sum)")
+    (Placement(kind='S', dim=-1, arg=None), Placement(kind='SS', dim=1, arg=2), \
+Placement(kind='P', dim=None, arg='sum'))
+    >>> parse_placement("S(1,2)")
+    Traceback (most recent call last):
+    ValueError: a shard takes one dim, S(1,2) has 2 arguments
+    """
+    if not isinstance(text, str) or not text:
+        raise ValueError("an empty placement")
+    if text == "R":
+        return Placement("R")
+    match = _FORM.fullmatch(text)
+    if match is None:
+        raise ValueError(f"unknown form {text}")
+    kind, args = match.groups()
+    if kind == "P":
+        if not args:
+            raise ValueError(f"a partial names its reduce op, as P(sum); {text} has none")
+        return Placement("P", None, args)
+    parts = [part.strip() for part in args.split(",")]
+    try:
+        dim = int(parts[0])
+    except ValueError:
+        raise ValueError(f"{text} has no integer dim") from None
+    if kind == "S":
+        if len(parts) != 1:
+            raise ValueError(f"a shard takes one dim, {text} has {len(parts)} arguments")
+        return Placement("S", dim)
+    if len(parts) != 2:
+        raise ValueError(f"a strided shard is SS(dim,factor), {text} has {len(parts)} "
+                         "argument(s)")
+    try:
+        factor = int(parts[1])
+    except ValueError:
+        raise ValueError(f"{text} has no integer split factor") from None
+    return Placement("SS", dim, factor)
+
+
+def _mesh_axes(plan: Plan) -> tuple[frozenset[str] | None, list[Violation]]:
+    """The axes placements may name (None: any), and a violation if the field is odd."""
+    names = plan.get("mesh_dim_names")
+    if names is None or (_is_array(names) and not names):
+        return None, []
+    if _is_array(names) and all(isinstance(name, str) for name in names):
+        return frozenset(names), []
+    return None, [Violation("placement", ("mesh_dim_names",),
+                            f"must be an array of axis names, found {describe(names)}")]
+
+
+_FORMS = "R, S(dim), P(reduce_op) or SS(dim,factor)"
+
+
+class _Walk(NamedTuple):
+    """One pass over every placement: the placement check's findings, and the sharded params."""
+
+    violations: list[Violation]
+    notes: list[Note]
+    sharded: set[str]
+
+
+def _walk(plan: Plan) -> _Walk:
+    """Check every placement (see :func:`placements`) and collect :func:`sharded_params`."""
+    axes, found = _mesh_axes(plan)
+    notes: list[Note] = []
+    sharded: set[str] = set()
+    judged: dict[tuple[str, str], tuple[str, str] | None] = {}  # a plan repeats a few pairs
+    good: dict[str, set[str]] = {}  # axis -> placements known fine on it: the fast path
+    shard_texts: set[str] = set()
+    for fqn, data in _objects(plan):
+        for field in PLACEMENT_FIELDS:
+            value = data.get(field)
+            if value is None:
+                continue
+            at = ("param_plan", fqn, field)
+            if type(value) is not dict:
+                found.append(Violation("placement", at, "expected an object of name -> {axis: "
+                                       f"placement}}, found {describe(value)}"))
+                continue
+            for name, named in value.items():
+                if type(named) is not dict:
+                    if named is not None:
+                        found.append(Violation("placement", (*at, name), "expected an object "
+                                               'of axis -> placement, e.g. {"tp": "S(0)"}, '
+                                               f"found {describe(named)}"))
+                    continue
+                shards = False
+                for axis, text in named.items():
+                    fine = good.get(axis)
+                    if fine is not None and type(text) is str and text in fine:
+                        if text in shard_texts:
+                            shards = True
+                        continue
+                    if type(text) is not str:
+                        if text is not None:
+                            found.append(Violation("placement", (*at, name, axis),
+                                                   f"a placement is a string ({_FORMS}), "
+                                                   f"found {describe(text)}"))
+                        continue
+                    if text != "R" and _shards(text):
+                        shard_texts.add(text)
+                        shards = True
+                    key = (axis, text)
+                    verdict = judged.get(key, _ABSENT)
+                    if verdict is _ABSENT:
+                        verdict = judged[key] = _judge(axis, text, axes)
+                    if verdict is None:
+                        good.setdefault(axis, set()).add(text)
+                    else:
+                        kind, message = verdict
+                        if kind == "note":
+                            notes.append(Note("placement", (*at, name, axis), message))
+                        else:
+                            found.append(Violation("placement", (*at, name, axis), message))
+                if shards and field == "params":
+                    sharded.add(f"{fqn}.{name}" if name else fqn)
+    return _Walk(sorted(found), sorted(notes), sharded)
+
+
+def _judge(axis: str, text: str, axes: frozenset[str] | None) -> tuple[str, str] | None:
+    """``("violation" | "note", message)`` for one placement on one axis, or None."""
+    parsed = _parse(text)
+    if not isinstance(parsed, Placement):
+        return "violation", f"{json.dumps(text)} does not parse: {parsed}; write {_FORMS}"
+    if axes is not None and axis not in axes:
+        return "violation", (f"axis {json.dumps(axis)} is not in mesh_dim_names "
+                             f"[{', '.join(sorted(axes))}]: the runtime resolves placements "
+                             "on those axes only, so this one would be silently ignored")
+    if parsed.dim is not None and parsed.dim < 0:
+        return "note", (f"{text} has a negative dim: current writers (upstream "
+                        f"placement_to_string) mean an uneven shard of dim {-parsed.dim - 1}, "
+                        f"older ones dim {parsed.dim} counted from the end; check which "
+                        "wrote this plan")
+    return None
+
+
+def placements(plan: Plan) -> list[Violation]:
+    """Every placement parses (``R``, ``S(d)``, ``P(op)``, ``SS(d,f)``) and names an active axis.
+
+    Placements are the ``{name: {axis: placement}}`` objects under
+    :data:`PLACEMENT_FIELDS` of every entry; each string must parse as
+    upstream ``plan/freeze.parse_placement`` parses it, and its axis must be
+    in ``mesh_dim_names`` when the plan has them. Negative dims are notes
+    (see :func:`verification`).
+    """
+    return _walk(plan).violations
+
+
+# schema ------------------------------------------------------------------------
+
+
+_STRING_FIELDS = ("codegen_version", "signature", "yaml_path", "yaml_sha256")
+_OBJECT_FIELDS = ("source", "parallel_dims", "outputs")
+_STRING_LISTS = ("not_covered", "remote_siblings", "external_state_classes")
+
+
+def _schema_field(key: str, value: Any) -> list[Violation]:
+    """The violations of one present top-level field (upstream ``meta.validate_meta_schema``)."""
+    def bad(path: tuple[Any, ...], need: str, found: Any) -> Violation:
+        return Violation("schema", path, f"must be {need}, found {describe(found)}")
+
+    if key in _STRING_FIELDS:
+        return [] if isinstance(value, str) else [bad((key,), "a string", value)]
+    if key in _OBJECT_FIELDS:
+        return [] if _is_object(value) else [bad((key,), "an object", value)]
+    if key == "entrypoints":
+        if not _is_object(value):
+            return [bad((key,), "an object of name -> function name", value)]
+        return [bad((key, name), "a string (a function name)", item)
+                for name, item in sorted(value.items()) if not isinstance(item, str)]
+    if key == "covered":
+        if not _is_object(value):
+            return [bad((key,), "an object with a boolean sharding_plan", value)]
+        flag = value.get("sharding_plan")
+        return [] if isinstance(flag, bool) else [bad((key, "sharding_plan"), "a boolean",
+                                                      flag)]
+    if key in _STRING_LISTS or key == "module_overrides":
+        need, ok = (("an object", _is_object) if key == "module_overrides"
+                    else ("a string", lambda item: isinstance(item, str)))
+        if not _is_array(value):
+            return [bad((key,), f"an array (of items that are {need})", value)]
+        return [bad((key, i), need, item) for i, item in enumerate(value) if not ok(item)]
+    return []
+
+
+def schema(plan: Plan) -> list[Violation]:
+    """The fields upstream's ``meta.validate_meta_schema`` types, where present, have those types.
+
+    Strings: ``codegen_version``, ``signature``, ``yaml_path``,
+    ``yaml_sha256``; objects: ``source``, ``parallel_dims``, ``outputs``;
+    ``entrypoints`` an object of strings; ``covered`` an object with a
+    boolean ``sharding_plan``; arrays of strings: ``not_covered``,
+    ``remote_siblings``, ``external_state_classes``; ``module_overrides`` an
+    array of objects. (A missing field is not reported: plans made by hand,
+    or by tests, often lack the four required strings.)
+    """
+    return [violation for key in sorted(plan) for violation in _schema_field(key, plan[key])]
+
+
+# the registry -------------------------------------------------------------------
 
 
 CHECKS: dict[str, Verifier] = {
@@ -133,8 +702,19 @@ CHECKS: dict[str, Verifier] = {
     "boundary-class": boundary_classes_resolve,
     "class-key": class_keys_exist,
     "single-contract": single_contract,
+    "injection-agreement": injection_agreement,
+    "spec-coverage": spec_coverage,
+    "non-empty": non_empty,
+    "frozen-sharded-params": frozen_sharded_params,
+    "placement": placements,
+    "schema": schema,
 }
-"""Every check :func:`verify` runs, by name, in the order it runs them."""
+"""Every check by name, in the order they run (``spec-coverage`` with the built-in specs,
+the plan's rules and model type, when called on its own)."""
+
+DEFAULT_CHECKS = tuple(name for name in CHECKS if name != "spec-coverage")
+"""What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when specs
+or rules are given, or it is asked for (the built-in registry knows two archetypes)."""
 
 
 def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[str, ...]:
@@ -150,16 +730,97 @@ def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[s
         if name not in CHECKS:
             close = difflib.get_close_matches(name, list(CHECKS), n=1, cutoff=0.5)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise SpecError(f"{where}: unknown check {word.strip()!r}{hint}; known: "
+            raise SpecError(f"{where}: unknown check {str(word).strip()!r}{hint}; known: "
                             f"{', '.join(CHECKS)}", source=where)
         if name not in names:
             names.append(name)
     return tuple(names)
 
 
-def verify(plan: Plan, checks: str | Sequence[str] | None = None) -> tuple[Violation, ...]:
-    """The violations of every check (or of the named ``checks``), in check order."""
-    names = tuple(CHECKS) if checks is None else parse_checks(checks)
+def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,
+            rules: Iterable[InlineRule] | None) -> tuple[str, ...]:
+    if checks is not None:
+        return parse_checks(checks)
+    if specs is None and rules is None:
+        return DEFAULT_CHECKS
+    return tuple(CHECKS)
+
+
+def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
+                 specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+                 model_type: Any = FROM_PLAN) -> Verification:
+    """The violations and notes of the named ``checks``, in check order.
+
+    ``checks=None`` runs :data:`DEFAULT_CHECKS`, plus ``spec-coverage`` when
+    ``specs`` or ``rules`` are given. ``spec-coverage`` looks the rules
+    (default: the plan's injections) up in ``specs`` (default: the built-in
+    registry) under ``model_type`` (default: the plan's, see
+    :func:`~metaplan.rules.model_type_of`).
+    """
+    names = _chosen(checks, specs, rules)
+    rule_list = None if rules is None else tuple(rules)
+    violations: list[Violation] = []
     with paused_gc():
-        return tuple(violation for name in CHECKS if name in names
-                     for violation in CHECKS[name](plan))
+        walk = (_walk(plan) if "placement" in names or "frozen-sharded-params" in names
+                else _Walk([], [], set()))
+        for name in CHECKS:
+            if name not in names:
+                continue
+            if name == "spec-coverage":
+                violations += spec_coverage(plan, specs=specs, rules=rule_list,
+                                            model_type=model_type)
+            elif name == "placement":
+                violations += walk.violations
+            elif name == "frozen-sharded-params":
+                violations += frozen_sharded_params(plan, walk.sharded)
+            else:
+                violations += CHECKS[name](plan)
+    notes = walk.notes if "placement" in names else []
+    return Verification(tuple(violations), tuple(notes), tuple(n for n in CHECKS if n in names))
+
+
+def verify(plan: Plan, checks: str | Sequence[str] | None = None, *,
+           specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+           model_type: Any = FROM_PLAN) -> tuple[Violation, ...]:
+    """The violations of every default check (or of the named ``checks``), in check order.
+
+    See :func:`verification`, which also returns the notes.
+    """
+    return verification(plan, checks, specs=specs, rules=rules, model_type=model_type).violations
+
+
+@dataclass(frozen=True)
+class _Verify:
+    checks: tuple[str, ...] | None
+    specs: SpecRegistry | None
+    rules: tuple[InlineRule, ...] | None
+    model_type: Any
+
+    @property
+    def __name__(self) -> str:
+        return repr(self)
+
+    def __call__(self, plan: Plan) -> tuple[Violation, ...]:
+        return verify(plan, self.checks, specs=self.specs, rules=self.rules,
+                      model_type=self.model_type)
+
+    def __repr__(self) -> str:
+        settings = [f"{key}={value!r}" for key, value in (
+            ("checks", self.checks), ("specs", self.specs),
+            ("rules", None if self.rules is None else f"<{len(self.rules)} rules>"))
+            if value is not None]
+        if self.model_type is not FROM_PLAN:
+            settings.append(f"model_type={self.model_type!r}")
+        return f"verify({', '.join(settings)})"
+
+
+def verifier(checks: str | Sequence[str] | None = None, *, specs: SpecRegistry | None = None,
+             rules: Iterable[InlineRule] | None = None, model_type: Any = FROM_PLAN,
+             ) -> Verifier:
+    """:func:`verify` with these settings, as a verifier for ``pipeline.verified(...)``.
+
+    >>> verifier("class-key", model_type="qwen3_moe")
+    verify(checks=('class-key',), model_type='qwen3_moe')
+    """
+    return _Verify(None if checks is None else parse_checks(checks), specs,
+                   None if rules is None else tuple(rules), model_type)

@@ -30,7 +30,14 @@ from metaplan.frozen import mirror
 from metaplan.passes._edits import unboundary
 from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
-from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, StrategySpec, rules_from_plan
+from metaplan.rules import (
+    BUILTIN_SPECS,
+    InlineRule,
+    SpecRegistry,
+    StrategySpec,
+    model_type_of,
+    rules_from_plan,
+)
 
 __all__ = ["FROM_PLAN", "EPTarget", "StripEPSubBoundaries", "find_ep_targets",
            "strip_ep_sub_boundaries"]
@@ -150,7 +157,7 @@ class StripEPSubBoundaries(ChangesPass):
 
     def changes(self, plan: Plan) -> list[Change]:
         rules = rules_from_plan(plan) if self.rules is None else self.rules
-        model_type = plan.model_type if self.model_type is FROM_PLAN else self.model_type
+        model_type = model_type_of(plan).value if self.model_type is FROM_PLAN else self.model_type
         classes = mirror(plan.boundary_classes)
         targets = find_ep_targets(classes, rules, self.specs, model_type)
         if not targets:
