@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -123,6 +124,11 @@ def _is_object(value: Any) -> bool:
 
 def _is_array(value: Any) -> bool:
     return isinstance(value, (list, tuple, PVector))
+
+
+def _array(value: Any) -> Sequence[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if _is_array(value) else ()
 
 
 def _raw(entry: Any) -> Any:
@@ -257,8 +263,8 @@ def single_contract(plan: Plan) -> list[Violation]:
         if len(contracts) == 1:
             continue
         first, *others = sorted(sorted(fqns) for fqns in contracts.values())
-        for group in others:
-            for fqn in group:
+        for fqns in others:
+            for fqn in fqns:
                 found.append(Violation("single-contract", ("boundary_classes", fqn),
                                        _contract_difference(name, len(contracts), first[0],
                                                             entries[first[0]], fqn,
@@ -296,16 +302,13 @@ def injection_agreement(plan: Plan) -> list[Violation]:
     one that sets it differently is a violation.
     """
     classes = mirror(plan.boundary_classes)
-    injections = plan.get("injections")
-    if not _is_array(injections):
-        return []
     first: dict[tuple[str, str], tuple[int, str, bytes]] = {}
     found = []
-    for i, injection in enumerate(injections):
-        if not isinstance(injection, Mapping):
+    for i, injection in enumerate(_array(plan.get("injections"))):
+        match = injection.get("match") if isinstance(injection, Mapping) else None
+        if not isinstance(match, str) or not match:
             continue
-        match = injection.get("match")
-        name = _class_of(classes, match) if isinstance(match, str) and match else None
+        name = _class_of(classes, match)
         if name is None:
             continue
         for key in INJECTION_KEYS:
@@ -347,8 +350,7 @@ def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
     """
     found: list[tuple[str, tuple[Any, ...]]] = []
     if rules is None:
-        injections = plan.get("injections")
-        for i, injection in enumerate(injections if _is_array(injections) else ()):
+        for i, injection in enumerate(_array(plan.get("injections"))):
             if isinstance(injection, Mapping):
                 for key in ("local_compute_fn", "inner_wrapper"):
                     target = _target_of(injection.get(key))
@@ -448,7 +450,7 @@ def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[V
                           f"must be an array of parameter FQNs, found {describe(listed)}")]
     wanted, have = _walk(plan).sharded if sharded is None else sharded, set(listed)
     if have == wanted and len(listed) == len(have) and all(
-            a < b for a, b in zip(listed, listed[1:])):  # PVector slices cheaply
+            a < b for a, b in itertools.pairwise(listed)):
         return []
     problems = []
     missing = sorted(wanted - have)

@@ -21,6 +21,7 @@ from metaplan.cli._common import (
     print_stats,
     run_pipeline,
     say,
+    settings_of,
     to_stdout,
 )
 from metaplan.compare import compare
@@ -30,7 +31,7 @@ from metaplan.jsonio import dumps_pretty, write_many_atomic
 from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
 from metaplan.report import format_diff, format_explain
-from metaplan.verify import CHECKS, verify
+from metaplan.verify import CHECKS, verification
 
 __all__ = ["COMMANDS"]
 
@@ -195,18 +196,22 @@ def _settings(args: argparse.Namespace, prefix: str) -> str:
 
 def _verify(args: argparse.Namespace) -> int:
     checks = checks_from(args)
-    violations = verify(load(args.plan), checks)
+    specs, rules, model_type = settings_of(args)
+    found = verification(load(args.plan), checks, specs=specs, rules=rules,
+                         model_type=model_type)
+    violations, notes = found.violations, found.notes
     if args.format == "json":
-        to_stdout(dumps_pretty({"plan": args.plan, "violations": [
-            {"check": v.check, "path": list(v.path), "message": v.message}
-            for v in violations]}))
+        to_stdout(dumps_pretty({"plan": args.plan, "checks": list(found.checks), "violations": [
+            {"check": v.check, "path": list(v.path), "message": v.message} for v in violations],
+            "notes": [{"check": n.check, "path": list(n.path), "message": n.message}
+                      for n in notes]}))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
         say(f"{args.plan}: {len(violations)} violation(s) ({summary})",
-            *(f"  {v}" for v in violations))
+            *(f"  {v}" for v in violations), *(f"  {n}" for n in notes))
     else:
-        say(f"{args.plan}: ok ({', '.join(checks or CHECKS)})")
+        say(f"{args.plan}: ok ({', '.join(found.checks)})", *(f"  {n}" for n in notes))
     return 1 if violations else 0
 
 

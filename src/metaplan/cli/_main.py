@@ -16,6 +16,7 @@ from metaplan import __version__
 from metaplan.cli._commands import COMMANDS
 from metaplan.errors import ConflictError, InputError, PassError, VerificationError
 from metaplan.passes.registry import PASSES
+from metaplan.verify import CHECKS
 
 __all__ = ["main"]
 
@@ -33,7 +34,8 @@ def _pipeline_options(sub: argparse.ArgumentParser, *, plan: bool = True,
     sub.add_argument(f"{dash}rules", metavar="F",
                      help="inline rules JSON (default: from the plan's injections)")
     sub.add_argument(f"{dash}model-type", metavar="T",
-                     help="model type for spec lookup (default: the plan's model_type)")
+                     help="model type for spec lookup (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
     sub.add_argument(f"{dash}passes", metavar="SPEC",
                      help=f"comma-separated passes to run (default: normalize, the three "
                           f"stages): {_PASS_LIST}")
@@ -137,8 +139,15 @@ def _parser() -> argparse.ArgumentParser:
                                              "(exit 1 with a list when violated)")
     sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
     sub.add_argument("--checks", metavar="C",
-                     help="comma-separated checks (default: all): entry-object, "
-                          "boundary-class, class-key, single-contract")
+                     help=f"comma-separated checks (default: all but spec-coverage, which "
+                          f"--specs or --rules add): {', '.join(CHECKS)}")
+    sub.add_argument("--specs", metavar="F",
+                     help="strategy specs JSON for spec-coverage (default: the built-in registry)")
+    sub.add_argument("--rules", metavar="F",
+                     help="inline rules JSON for spec-coverage (default: the plan's injections)")
+    sub.add_argument("--model-type", metavar="T",
+                     help="model type for spec-coverage (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
     sub.add_argument("--format", choices=("text", "json"), default="text")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
