@@ -57,6 +57,8 @@ __all__ = [
     "Verification",
     "Verifier",
     "Violation",
+    "boundaries_by_class",
+    "injections_by_class",
     "is_boundary_entry",
     "parse_checks",
     "parse_placement",
@@ -236,6 +238,28 @@ def _contract(data: dict[str, Any]) -> bytes:
     return canonical_bytes(data)
 
 
+def _boundaries_by_class(plan: Plan) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Class -> ``(fqn, raw entry)`` of its boundaries, in no particular order."""
+    classes = mirror(plan.boundary_classes)
+    members: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for fqn, data in _objects(plan):
+        name = _class_of(classes, fqn)
+        if name is not None and _is_boundary(data):
+            members.setdefault(name, []).append((fqn, data))
+    return members
+
+
+def boundaries_by_class(plan: Plan) -> dict[str, list[str]]:
+    """Class -> the FQNs of its boundaries (by :func:`is_boundary_entry`), sorted.
+
+    Boundaries with no class name are left out (``boundary-class`` reports
+    them); upstream ``emit/parallel._group_boundaries_by_class`` groups them
+    so, then rewrites one ``forward`` per class.
+    """
+    return {name: sorted(fqn for fqn, _ in group)
+            for name, group in sorted(_boundaries_by_class(plan).items())}
+
+
 def single_contract(plan: Plan) -> list[Violation]:
     """All boundaries of one class have identical entries, ``params`` excepted.
 
@@ -247,14 +271,8 @@ def single_contract(plan: Plan) -> list[Violation]:
     (Upstream ``emit/parallel._verify_class_contract``.)
     """
     entries = _entries(plan)
-    classes = mirror(plan.boundary_classes)
-    members: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for fqn, data in _objects(plan):
-        name = _class_of(classes, fqn)
-        if name is not None and _is_boundary(data):
-            members.setdefault(name, []).append((fqn, data))
     found = []
-    for name, group in members.items():
+    for name, group in _boundaries_by_class(plan).items():
         if len(group) == 1:
             continue
         contracts: dict[bytes, list[str]] = {}
@@ -292,16 +310,17 @@ def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, 
 # injection-agreement -----------------------------------------------------------
 
 
-def injection_agreement(plan: Plan) -> list[Violation]:
-    """Injections whose ``match`` resolves to one class agree on :data:`INJECTION_KEYS`.
+def _injection_index(plan: Plan) -> tuple[dict[str, dict[str, Any] | None], list[Violation]]:
+    """Each class's injection keys (their union; None on a conflict), and the conflicts.
 
     As upstream ``emit/parallel._index_injections_by_class``: an injection's
-    ``match`` is read as an FQN and resolved through ``boundary_classes``
-    (a glob, or an FQN with no class, resolves to none and is skipped); the
+    ``match`` is read as an FQN and resolved through ``boundary_classes`` (a
+    glob, or an FQN with no class, resolves to none and is skipped); the
     first injection of a class to set a key fixes its value, and each later
-    one that sets it differently is a violation.
+    one that sets it differently is a conflict.
     """
     classes = mirror(plan.boundary_classes)
+    index: dict[str, dict[str, Any] | None] = {}
     first: dict[tuple[str, str], tuple[int, str, bytes]] = {}
     found = []
     for i, injection in enumerate(_array(plan.get("injections"))):
@@ -316,14 +335,38 @@ def injection_agreement(plan: Plan) -> list[Violation]:
                 continue
             value = canonical_bytes(injection[key])
             known = first.setdefault((name, key), (i, match, value))
+            keys = index.setdefault(name, {})
+            if keys is not None:
+                keys.setdefault(key, injection[key])
             if known[2] != value:
+                index[name] = None
                 found.append(Violation(
                     "injection-agreement", ("injections", i, key),
                     f"class {name} has conflicting {key}: injections[{known[0]}] (match "
                     f"{known[1]}) has {known[2].decode('utf-8', 'replace')}, this one (match "
                     f"{match}) has {value.decode('utf-8', 'replace')}; one class has one "
                     "forward, so give its injections one value"))
-    return found
+    return index, found
+
+
+def injections_by_class(plan: Plan) -> dict[str, dict[str, Any] | None]:
+    """Class -> its injections' :data:`INJECTION_KEYS`, or None when they conflict.
+
+    Each injection's ``match`` is resolved through ``boundary_classes`` (see
+    :func:`injection_agreement`); a class's keys are the union of its
+    injections' (upstream ``emit/parallel._index_injections_by_class``).
+    """
+    return _injection_index(plan)[0]
+
+
+def injection_agreement(plan: Plan) -> list[Violation]:
+    """Injections whose ``match`` resolves to one class agree on :data:`INJECTION_KEYS`.
+
+    See :func:`injections_by_class` for how an injection finds its class;
+    each injection that sets a key to another value than the class's first
+    is a violation (upstream ``emit/parallel._index_injections_by_class``).
+    """
+    return _injection_index(plan)[1]
 
 
 # spec-coverage -----------------------------------------------------------------

@@ -28,6 +28,7 @@ from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty, write_many_atomic
+from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
 from metaplan.report import format_diff, format_explain
@@ -157,8 +158,15 @@ def _record_text(record: ChangeRecord, style: str, header: tuple[str, str]) -> b
 
 
 def _diff(args: argparse.Namespace) -> int:
-    record = diff(load(args.a), load(args.b))
-    output(args, _record_text(record, args.format, (args.a, args.b)))
+    names = None if args.passes is None else parse_passes(args.passes)
+    a, b = load(args.a), load(args.b)
+    labels = (args.a, args.b)
+    if names is not None:  # each side runs the passes built for its own input
+        a, b = (build_pipeline(names, plan).run(plan).final for plan in (a, b))
+        labels = (f"{args.a} after {format_passes(names)}", f"{args.b} after "
+                  f"{format_passes(names)}")
+    record = diff(a, b)
+    output(args, _record_text(record, args.format, labels))
     return 0 if record.is_noop else 1
 
 

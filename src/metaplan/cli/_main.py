@@ -105,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                                            "(exit 1 when they differ)")
     sub.add_argument("a", metavar="A", help="the plan to start from")
     sub.add_argument("b", metavar="B", help="the plan to arrive at")
+    sub.add_argument("--passes", metavar="SPEC",
+                     help="run these passes on both plans first, then diff: compare them modulo "
+                          "a projection (e.g. slim) or a normalization")
     _format_option(sub)
     _out_option(sub)
     sub.add_argument("--exit-code", action="store_true", help=argparse.SUPPRESS)

@@ -1,7 +1,8 @@
 """Passes by name, and the textual pipeline spec: ``strip-ep-sub-boundaries,...``.
 
 A spec is a comma-separated list of pass names; ``normalize`` stands for
-the three stages in the seed's order. Names are written in kebab case, and
+the three stages in the seed's order. ``slim`` (upstream's projection, see
+:mod:`metaplan.passes.slim`) runs only when named. Names are written in kebab case, and
 the snake-case names records carry are accepted too.
 
 >>> parse_passes("normalize")
@@ -22,6 +23,7 @@ from typing import Any, NamedTuple
 
 from metaplan.errors import SpecError
 from metaplan.passes.mark_shared import mark_shared_class_boundaries
+from metaplan.passes.slim import slim
 from metaplan.passes.strip_ep import FROM_PLAN, strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
 from metaplan.pipeline import Pass, Pipeline
@@ -47,11 +49,12 @@ PASSES: dict[str, Callable[[Settings], Pass]] = {
     # the class map as it was before any pass ran: the seed's full_class_map
     "mark-shared-class-boundaries": lambda s: mark_shared_class_boundaries(
         class_map=s.plan.boundary_classes),
+    "slim": lambda s: slim,
 }
 """Pass name -> how to build it for one run."""
 
-NORMALIZE = tuple(PASSES)
-"""The seed's three stages, in its order."""
+NORMALIZE = tuple(name for name in PASSES if name != "slim")
+"""The seed's three stages, in its order (``slim`` runs only when named)."""
 
 
 def parse_passes(text: str, *, where: str = "--passes") -> tuple[str, ...]:
@@ -75,7 +78,7 @@ def _unknown(word: str) -> str:
                                       cutoff=0.4)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return (f"unknown pass {word!r}{hint}; known: {', '.join(PASSES)}, and normalize for "
-            "all three")
+            "the seed's three stages")
 
 
 def format_passes(names: Iterable[str]) -> str:
