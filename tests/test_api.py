@@ -19,10 +19,12 @@ PUBLIC = {
     # introspection
     "Comparison", "VerificationError", "Violation", "build_pipeline", "compare", "format_passes",
     "parse_passes", "verify",
+    # the emitter's checks, upstream's model type, optional passes
+    "model_type_of", "slim", "verification", "verifier",
 }
 MODULES = ("changes", "cli", "compare", "compat", "diff", "digest", "errors", "frozen", "jsonio",
-           "normalize", "oracle", "passes", "passes.registry", "pipeline", "plan", "report",
-           "rules", "testing", "verify")
+           "normalize", "oracle", "passes", "passes.registry", "passes.slim", "pipeline", "plan",
+           "report", "rules", "testing", "verify")
 
 
 def test_top_level_names_are_pinned() -> None:

@@ -50,6 +50,7 @@ from metaplan.passes import (
     strip_external_state_boundaries,
 )
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+from metaplan.passes.slim import slim
 from metaplan.pipeline import (
     Pass,
     PassResult,
@@ -68,9 +69,10 @@ from metaplan.rules import (
     StrategySpec,
     load_rules,
     load_specs,
+    model_type_of,
     rules_from_plan,
 )
-from metaplan.verify import Violation, verify
+from metaplan.verify import Violation, verification, verifier, verify
 
 __version__ = "0.1.0"
 
@@ -116,6 +118,7 @@ __all__ = [
     "load_specs",
     "loads",
     "mark_shared_class_boundaries",
+    "model_type_of",
     "normalize",
     "normalize_pipeline",
     "parse_passes",
@@ -123,9 +126,12 @@ __all__ = [
     "replay",
     "rules_from_plan",
     "run",
+    "slim",
     "strip_ep_sub_boundaries",
     "strip_external_state_boundaries",
     "thaw",
     "to_json_patch",
+    "verification",
+    "verifier",
     "verify",
 ]
