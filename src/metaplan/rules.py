@@ -486,7 +486,9 @@ def _injection_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) 
         match=_match(obj["match"], f"{where}.match", "an injection"),
         local_compute_target=_target_of(obj.get("local_compute_fn"),
                                         f"{where}.local_compute_fn"),
-        options=freeze({k: v for k, v in obj.items() if k not in ("match", "local_compute_fn")}),
+        inner_wrapper_target=_target_of(obj.get("inner_wrapper"), f"{where}.inner_wrapper"),
+        options=freeze({k: v for k, v in obj.items()
+                        if k not in ("match", "local_compute_fn", "inner_wrapper")}),
     )
 
 
@@ -514,10 +516,13 @@ def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None) 
 def rules_from_plan(plan: Mapping[str, Any]) -> tuple[InlineRule, ...]:
     """The rules a plan's codegen applied: one per injection, then one per module override.
 
-    An injection gives ``match=(injection["match"],)`` and
-    ``local_compute_target`` = its ``local_compute_fn`` (a string, or an object's
-    ``_target_`` / ``target``); its other fields become ``options``. A module
-    override gives a rule with ``replace_target`` and no local compute target.
+    An injection gives ``match=(injection["match"],)``,
+    ``local_compute_target`` = its ``local_compute_fn`` and
+    ``inner_wrapper_target`` = its ``inner_wrapper`` (each a string, or an
+    object's ``_target_`` / ``target``, as upstream
+    ``inline/yaml_rules.collect_inline_rules`` reads them); its other fields
+    become ``options``. A module override gives a rule with ``replace_target``
+    and no local compute target.
     """
     injections = plan.get("injections") or ()
     overrides = plan.get("module_overrides") or ()

@@ -535,20 +535,24 @@ _BREAKS = {
 
 
 @st.composite
-def violating_plan_dicts(draw: st.DrawFn, check: str | None = None) -> ViolatingPlan:
+def _violating(draw: st.DrawFn, check: str | None) -> ViolatingPlan:
+    name = check if check is not None else draw(st.sampled_from(VERIFY_CHECKS))
+    meta = draw(sound_plan_dicts())
+    path = _BREAKS[name](draw, meta)
+    return ViolatingPlan(meta, name, path)
+
+
+def violating_plan_dicts(check: str | None = None) -> st.SearchStrategy[ViolatingPlan]:
     """A :func:`sound_plan_dicts` plan with one violation of ``check`` (any, when None).
 
     ``verify(Plan.from_json(meta), CHECKS)`` reports exactly one violation:
     ``check`` at ``path``. Use it to property-test a pass against a check (a
     pass that must not break a sound plan), or a verifier of your own.
     """
-    name = check if check is not None else draw(st.sampled_from(VERIFY_CHECKS))
-    if name not in _BREAKS:
-        raise ValueError(f"violating_plan_dicts: unknown check {name!r}; known: "
+    if check is not None and check not in _BREAKS:
+        raise ValueError(f"violating_plan_dicts: unknown check {check!r}; known: "
                          f"{', '.join(VERIFY_CHECKS)}")
-    meta = draw(sound_plan_dicts())
-    path = _BREAKS[name](draw, meta)
-    return ViolatingPlan(meta, name, path)
+    return _violating(check)
 
 
 _SOME_PATTERNS = st.lists(st.sampled_from(_SUB_PATTERNS), min_size=1, max_size=2, unique=True)
