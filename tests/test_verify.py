@@ -341,7 +341,7 @@ def test_notes_are_shown_and_do_not_fail(tmp_path: Path) -> None:
     assert done.returncode == 0
     lines = done.stdout.decode().splitlines()
     assert lines[1].startswith('  note: placement: param_plan["lm_head"].out_dst.output.tp: '
-                               "S(-1) has a negative dim: current writers")
+                               "S(-1) has a negative dim: an uneven shard of dim 0")
     as_json = json.loads(run("verify", fixture_path("llama3_8b.hf4"), "--format", "json").stdout)
     assert as_json["violations"] == [] and len(as_json["notes"]) == 2
 

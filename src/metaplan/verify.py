@@ -669,10 +669,9 @@ def _judge(axis: str, text: str, axes: frozenset[str] | None) -> tuple[str, str]
                              f"[{', '.join(sorted(axes))}]: the runtime resolves placements "
                              "on those axes only, so this one would be silently ignored")
     if parsed.dim is not None and parsed.dim < 0:
-        return "note", (f"{text} has a negative dim: current writers (upstream "
-                        f"placement_to_string) mean an uneven shard of dim {-parsed.dim - 1}, "
-                        f"older ones dim {parsed.dim} counted from the end; check which "
-                        "wrote this plan")
+        return "note", (f"{text} has a negative dim: an uneven shard of dim {-parsed.dim - 1} "
+                        "to current writers (upstream placement_to_string), dim "
+                        f"{parsed.dim} from the end to older ones; check which wrote this plan")
     return None
 
 
