@@ -602,61 +602,71 @@ class _Walk(NamedTuple):
 
 
 def _walk(plan: Plan) -> _Walk:
-    """Check every placement (see :func:`placements`) and collect :func:`sharded_params`."""
+    """Check every placement (see :func:`placements`) and collect :func:`sharded_params`.
+
+    A plan repeats a few ``(axis, placement)`` pairs over and over: each is
+    judged once, and a ``{axis: placement}`` object whose pairs are all known
+    fine is passed by one subset test (the fast path, in C).
+    """
     axes, found = _mesh_axes(plan)
-    notes: list[Note] = []
-    sharded: set[str] = set()
-    judged: dict[tuple[str, str], tuple[str, str] | None] = {}  # a plan repeats a few pairs
-    good: dict[str, set[str]] = {}  # axis -> placements known fine on it: the fast path
-    shard_texts: set[str] = set()
+    walk = _Walk(found, [], set())
+    fine: set[tuple[str, str]] = set()  # pairs known fine
+    shard: set[tuple[str, str]] = set()  # fine pairs that shard (S, SS, P)
     for fqn, data in _objects(plan):
         for field in PLACEMENT_FIELDS:
             value = data.get(field)
             if value is None:
                 continue
-            at = ("param_plan", fqn, field)
             if type(value) is not dict:
-                found.append(Violation("placement", at, "expected an object of name -> {axis: "
-                                       f"placement}}, found {describe(value)}"))
+                found.append(Violation("placement", ("param_plan", fqn, field), "expected an "
+                                       "object of name -> {axis: placement}, found "
+                                       f"{describe(value)}"))
                 continue
+            params = field == "params"
             for name, named in value.items():
-                if type(named) is not dict:
-                    if named is not None:
-                        found.append(Violation("placement", (*at, name), "expected an object "
-                                               'of axis -> placement, e.g. {"tp": "S(0)"}, '
-                                               f"found {describe(named)}"))
-                    continue
-                shards = False
-                for axis, text in named.items():
-                    fine = good.get(axis)
-                    if fine is not None and type(text) is str and text in fine:
-                        if text in shard_texts:
-                            shards = True
-                        continue
-                    if type(text) is not str:
-                        if text is not None:
-                            found.append(Violation("placement", (*at, name, axis),
-                                                   f"a placement is a string ({_FORMS}), "
-                                                   f"found {describe(text)}"))
-                        continue
-                    if text != "R" and _shards(text):
-                        shard_texts.add(text)
-                        shards = True
-                    key = (axis, text)
-                    verdict = judged.get(key, _ABSENT)
-                    if verdict is _ABSENT:
-                        verdict = judged[key] = _judge(axis, text, axes)
-                    if verdict is None:
-                        good.setdefault(axis, set()).add(text)
-                    else:
-                        kind, message = verdict
-                        if kind == "note":
-                            notes.append(Note("placement", (*at, name, axis), message))
-                        else:
-                            found.append(Violation("placement", (*at, name, axis), message))
-                if shards and field == "params":
-                    sharded.add(f"{fqn}.{name}" if name else fqn)
-    return _Walk(sorted(found), sorted(notes), sharded)
+                if type(named) is dict:
+                    try:
+                        known = named.items() <= fine
+                    except TypeError:  # an unhashable value: the slow path says what it is
+                        known = False
+                    shards = (not shard.isdisjoint(named.items()) if known else
+                              _judge_all(("param_plan", fqn, field, name), named, axes, walk,
+                                         fine, shard))
+                    if params and shards:
+                        walk.sharded.add(f"{fqn}.{name}" if name else fqn)
+                elif named is not None:
+                    found.append(Violation("placement", ("param_plan", fqn, field, name),
+                                           'expected an object of axis -> placement, e.g. '
+                                           f'{{"tp": "S(0)"}}, found {describe(named)}'))
+    walk.violations.sort()
+    walk.notes.sort()
+    return walk
+
+
+def _judge_all(at: tuple[Any, ...], named: dict[str, Any], axes: frozenset[str] | None,
+               walk: _Walk, fine: set[tuple[str, str]], shard: set[tuple[str, str]]) -> bool:
+    """Judge each placement of one ``{axis: placement}``; remember the fine pairs.
+
+    Returns whether any placement shards (S, SS or P).
+    """
+    shards = False
+    for axis, text in named.items():
+        if type(text) is not str:
+            if text is not None:
+                walk.violations.append(Violation("placement", (*at, axis), "a placement is a "
+                                                 f"string ({_FORMS}), found {describe(text)}"))
+            continue
+        if text != "R" and _shards(text):
+            shard.add((axis, text))
+            shards = True
+        verdict = _judge(axis, text, axes)
+        if verdict is None:
+            fine.add((axis, text))
+        elif verdict[0] == "note":  # each one is noted, so it never joins the fine pairs
+            walk.notes.append(Note("placement", (*at, axis), verdict[1]))
+        else:
+            walk.violations.append(Violation("placement", (*at, axis), verdict[1]))
+    return shards
 
 
 def _judge(axis: str, text: str, axes: frozenset[str] | None) -> tuple[str, str] | None:
