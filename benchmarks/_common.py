@@ -1,4 +1,10 @@
-"""Shared helpers for the benchmark scripts: fixtures, timing, printing ratios."""
+"""Shared helpers for the benchmark scripts: fixtures, interleaved timing, ratio lines.
+
+Every figure is measured in one run against its baselines, the runs of all
+contenders interleaved (a, b, c, a, b, c, ...) so that the machine's drift
+(a shared two-core VM here, whose timings wander by 30%) falls on all alike,
+and reported as medians.
+"""
 
 from __future__ import annotations
 
@@ -27,45 +33,82 @@ def read_raw(name: str) -> bytes:
 
 def load_dict(name: str) -> dict[str, Any]:
     """A bundled fixture as plain dicts (the seed's view)."""
-    return json.loads(read_raw(name))
+    return json.loads(read_raw(name))  # type: ignore[no-any-return]
+
+
+Contender = tuple[Callable[[], Any], Callable[[Any], Any]]
+"""``(setup, run)``: ``run(setup())`` is timed, the setup is not."""
+
+
+def interleaved(contenders: dict[str, Contender], *, repeat: int) -> dict[str, list[float]]:
+    """Seconds of each contender's ``run(setup())``, ``repeat`` rounds, contenders alternating.
+
+    The setup and a full collection stay untimed; what a run returns is
+    freed outside the timed region, for every contender alike.
+    """
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, (setup, run) in contenders.items():
+            arg = setup()
+            gc.collect()
+            start = time.perf_counter()
+            result = run(arg)
+            times[name].append(time.perf_counter() - start)
+            del result, arg
+    return times
 
 
 def wall(command: list[str]) -> float:
     """Seconds a fresh process running ``command`` takes, start to exit."""
     start = time.perf_counter()
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
-def timed(setup: Callable[[], Any], run: Callable[[Any], Any], *, repeat: int = 5) -> list[float]:
-    """Seconds for ``run(setup())`` per repetition; setup and a full GC stay untimed."""
-    times = []
+def walls(commands: dict[str, list[str]], *, repeat: int) -> dict[str, list[float]]:
+    """:func:`wall` of each command, ``repeat`` rounds, interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(repeat):
-        arg = setup()
-        gc.collect()
-        start = time.perf_counter()
-        result = run(arg)
-        times.append(time.perf_counter() - start)
-        del result, arg  # freed outside the timed region, for both sides
+        for name, command in commands.items():
+            times[name].append(wall(command))
     return times
 
 
-def report(label: str, baseline: list[float], ours: list[float], *, floor: float | None = None,
-           goal: float | None = None, base_name: str = "seed") -> float:
-    """Print best-of-N times and the speed-up ratio baseline/ours; return the ratio.
+def peak(command: list[str]) -> tuple[float, float]:
+    """``(seconds, peak resident MiB)`` of a fresh process running ``command``."""
+    done = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds, kib = done.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kib) / 1024
 
-    The best of several runs is the least disturbed by the machine's noise
-    (a shared two-core VM here); both sides are treated alike.
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def line(label: str, times: dict[str, list[float]], *, ours: str = "metaplan",
+         faster_than: dict[str, float] | None = None,
+         near: dict[str, float] | None = None) -> dict[str, float]:
+    """Print medians and ratios; return ``{baseline: ratio}``.
+
+    ``faster_than`` maps a baseline to the speed-up asked of ``ours`` over it
+    (baseline / ours >= target); ``near`` a baseline (a floor) to the most
+    ``ours`` may cost over it (ours / baseline <= target).
     """
-    base, mine = min(baseline), min(ours)
-    ratio = base / mine
-    bar = ""
-    if floor is not None:
-        bar = f"  floor {floor:g}x: {'ok' if ratio >= floor else 'MISSED'}"
-        if goal is not None:
-            bar += f", goal {goal:g}x: {'ok' if ratio >= goal else 'missed'}"
-    spread = f"  (medians {statistics.median(baseline) * 1000:.0f} / " \
-             f"{statistics.median(ours) * 1000:.0f} ms)" if len(ours) > 2 else ""
-    print(f"{label:42s} {base_name} {base * 1000:9.1f} ms   metaplan {mine * 1000:8.1f} ms   "
-          f"{ratio:6.2f}x{bar}{spread}", flush=True)
-    return ratio
+    mine = median(times[ours])
+    parts = [f"{ours} {mine * 1e3:8.1f} ms"]
+    ratios: dict[str, float] = {}
+    for name, target in (faster_than or {}).items():
+        ratio = ratios[name] = median(times[name]) / mine
+        parts.append(f"{name} {median(times[name]) * 1e3:8.1f} ms: {ratio:5.2f}x faster "
+                     f"(>= {target:g}x: {verdict(ratio >= target)})")
+    for name, target in (near or {}).items():
+        ratio = ratios[name] = mine / median(times[name])
+        parts.append(f"{name} {median(times[name]) * 1e3:8.1f} ms: {ratio:5.2f}x the {name} "
+                     f"(<= {target:g}x: {verdict(ratio <= target)})")
+    print(f"{label:38s} " + "; ".join(parts), flush=True)
+    return ratios

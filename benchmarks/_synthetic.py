@@ -47,11 +47,11 @@ def synthetic_plan(layers: int, experts: int = 64, dense: int = 3) -> dict[str, 
     return meta
 
 
-def synthetic_bytes(layers: int, experts: int = 64) -> bytes:
+def synthetic_bytes(layers: int, experts: int = 64, dense: int = 3) -> bytes:
     """The synthetic plan as ``json.dumps(indent=2, sort_keys=True)`` writes it.
 
     (orjson writes the same bytes for this all-ASCII, float-free data, and
     quickly.)
     """
-    return orjson.dumps(synthetic_plan(layers, experts),
+    return orjson.dumps(synthetic_plan(layers, experts, dense),
                         option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 
 import metaplan
-from metaplan.changes import (
-    Change,
-    ChangeRecord,
-    apply_changes,
-    loads_records,
-    make_record,
-    records_from_json,
-)
+from metaplan.change import Change, ChangeRecord
+from metaplan.edit import Edit, apply_changes
+from metaplan.records import loads_records, record_to_json, records_from_json
+
+
+def make_record(name: str, plan: metaplan.Plan, changes: list[Change]
+                ) -> tuple[metaplan.Plan, ChangeRecord]:
+    edit = Edit(plan)
+    for change in changes:
+        edit.apply(change)
+    return edit.finish(name)
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def test_apply_refuses_a_different_plan_even_when_paths_match(plan: metaplan.Pla
 
 def test_one_is_not_true_for_preconditions(plan: metaplan.Plan) -> None:
     wrong = Change("set", ("param_plan", "b", "is_boundary"), True, False, "1 is not true")
-    with pytest.raises(metaplan.ConflictError, match="expects True, but the plan has 1"):
+    with pytest.raises(metaplan.ConflictError, match="expects true, but the plan has 1"):
         apply_changes(plan, [wrong])
 
 
@@ -117,13 +120,13 @@ def test_sequential_changes_on_one_path_apply_in_order(plan: metaplan.Plan) -> N
 
 def test_json_form_and_round_trip(plan: metaplan.Plan) -> None:
     record = _record(plan)
-    data = record.to_json()
+    data = record_to_json(record)
     assert data["changes"][1] == {"op": "add", "path": ["param_plan", "b",
                                                          "skip_source_lowering"],
                                   "new": True, "why": "why b"}
     assert "new" not in data["changes"][2]
     assert records_from_json(data) == (record,)
-    text = metaplan.changes.dumps_records([record])
+    text = metaplan.dumps_records([record])
     assert loads_records(text) == (record,)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import FIXTURES, fixture_path
-from metaplan.changes import Change
+from metaplan.change import Change
 from metaplan.passes.registry import NORMALIZE, PASSES
 from metaplan.report import format_diff, format_explain, format_stats
 from metaplan.testing import plans, spec_registries
@@ -103,7 +103,7 @@ def test_a_verifier_that_crashes_is_a_pass_error_naming_it() -> None:
 
 
 def test_a_broken_input_fails_before_any_pass() -> None:
-    line = metaplan.normalize_pipeline(_small()).verified(metaplan.verify)
+    line = metaplan.normalize_pipeline().verified(metaplan.verify)
     with pytest.raises(metaplan.VerificationError, match="the input plan fails") as info:
         line.run(metaplan.Plan.from_json(_broken()))
     assert info.value.pass_name == "<input>" and info.value.before == ()
@@ -124,7 +124,7 @@ def test_trace_timings_first_and_first_failing() -> None:
 
 def test_the_pass_registry_builds_normalize() -> None:
     plan = _small()
-    built = metaplan.build_pipeline(metaplan.parse_passes("normalize"), plan)
+    built = metaplan.build_pipeline(metaplan.parse_passes("normalize"))
     assert [p.name for p in built.passes] == [name.replace("-", "_") for name in NORMALIZE]
     assert built.run(plan).final == metaplan.normalize(plan).plan
     assert metaplan.parse_passes("strip_ep_sub_boundaries") == ("strip-ep-sub-boundaries",)
@@ -155,21 +155,21 @@ def test_compare_finds_the_first_pass_a_spec_change_moves() -> None:
         replace(spec, strip_boundary_subpatterns=("experts.*",))
         if spec.target_class == "DeepseekV3MoE" else spec
         for spec in specs.specs.values())
-    old = metaplan.normalize_pipeline(plan, specs=specs)
-    new = metaplan.normalize_pipeline(plan, specs=narrower)
+    old = metaplan.normalize_pipeline(specs=specs)
+    new = metaplan.normalize_pipeline(specs=narrower)
     found = metaplan.compare(plan, old, new)
     assert found.state == 1 and found.pass_a == found.pass_b == "strip_ep_sub_boundaries"
     assert found.diff is not None
     assert metaplan.apply(found.a.states[1], found.diff) == found.b.states[1]
     assert {c.path[1].rsplit(".", 1)[-1] for c in found.diff.changes} == {"shared_experts"}
-    same = metaplan.compare(plan, old, metaplan.normalize_pipeline(plan))
+    same = metaplan.compare(plan, old, metaplan.normalize_pipeline())
     assert same.same and same.diff is None and same.pass_a == "(none)"
 
 
 @given(plans(), spec_registries())
 def test_compare_agrees_with_the_traces(plan: metaplan.Plan, specs: metaplan.SpecRegistry) -> None:
-    old = metaplan.normalize_pipeline(plan)
-    new = metaplan.normalize_pipeline(plan, specs=specs)
+    old = metaplan.normalize_pipeline()
+    new = metaplan.normalize_pipeline(specs=specs)
     found = metaplan.compare(plan, old, new)
     pairs = list(zip(found.a.states, found.b.states, strict=True))
     differing = [i for i, (a, b) in enumerate(pairs) if a != b]
@@ -183,11 +183,11 @@ def test_a_shorter_pipeline_stays_at_its_final_state() -> None:
     plan = metaplan.Plan.from_json({"param_plan": {"a": {"is_boundary": True}},
                                     "boundary_classes": {"a": "Shell"},
                                     "external_state_classes": ["Shell"]})
-    long = metaplan.build_pipeline(NORMALIZE[1:], plan)
-    short = metaplan.build_pipeline(NORMALIZE[1:2], plan)
+    long = metaplan.build_pipeline(NORMALIZE[1:])
+    short = metaplan.build_pipeline(NORMALIZE[1:2])
     found = metaplan.compare(plan, long, short)
     assert found.same  # the extra passes change nothing
-    found = metaplan.compare(plan, short, metaplan.build_pipeline((), plan))
+    found = metaplan.compare(plan, short, metaplan.build_pipeline(()))
     assert found.state == 1 and found.pass_b == "(none)"
 
 
@@ -243,7 +243,7 @@ def test_generator_verifiers_and_names_in_any_spelling() -> None:
         yield from metaplan.verify(plan)
 
     assert trace.first_failing(lazily) is None
-    built = metaplan.build_pipeline(["strip_ep_sub_boundaries", "normalize"], _small())
+    built = metaplan.build_pipeline(["strip_ep_sub_boundaries", "normalize"])
     assert len(built) == 4
     assert metaplan.verify(_small(), "class_key, class-key") == ()
     with pytest.raises(metaplan.SpecError, match="did you mean class-key"):
@@ -251,7 +251,7 @@ def test_generator_verifiers_and_names_in_any_spelling() -> None:
 
 
 def test_then_drops_the_label() -> None:
-    line = metaplan.normalize_pipeline(_small())
+    line = metaplan.normalize_pipeline()
     assert line.name == "normalize"
     assert line.then(metaplan.strip_external_state_boundaries()).name.startswith("pipeline(")
 
@@ -267,7 +267,7 @@ def test_single_contract_counts_every_contract() -> None:
 
 _BROKEN_PASSES = '''
 import metaplan
-from metaplan.changes import ChangeRecord
+from metaplan.change import ChangeRecord
 from metaplan.pipeline import PassResult
 from metaplan.testing import check_pass_laws
 

@@ -37,8 +37,8 @@ def test_normalize_equals_the_seed_oracle(meta: dict[str, Any], specs: Any) -> N
 @given(plan_dicts(), spec_registries(), st.data())
 def test_per_spec_patterns_equal_the_per_spec_oracle(meta: dict[str, Any], specs: Any,
                                                      data: st.DataObject) -> None:
-    rules = data.draw(st.one_of(st.just(None), rule_lists()))
-    used = metaplan.rules_from_plan(meta) if rules is None else rules
+    rules = data.draw(st.one_of(st.just(metaplan.FROM_PLAN), rule_lists()))
+    used = metaplan.rules_from_plan(meta) if rules is metaplan.FROM_PLAN else rules
     result = metaplan.normalize(metaplan.Plan.from_json(meta), specs=specs, rules=rules)
     assert metaplan.dumps(result.plan) == _seed_bytes(meta, used, specs, per_spec=True)
 
@@ -101,9 +101,9 @@ def test_every_stage_keeps_the_pass_laws(plan: metaplan.Plan, specs: Any,
 @given(plans(), spec_registries())
 def test_records_round_trip_through_json(plan: metaplan.Plan, specs: Any) -> None:
     records = metaplan.normalize(plan, specs=specs).records
-    text = metaplan.changes.dumps_records(records)
-    assert metaplan.changes.loads_records(text) == records
-    assert metaplan.changes.dumps_records(metaplan.changes.loads_records(text)) == text
+    text = metaplan.dumps_records(records)
+    assert metaplan.loads_records(text) == records
+    assert metaplan.dumps_records(metaplan.loads_records(text)) == text
 
 
 @given(plans(), spec_registries())

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 import metaplan
-from metaplan.changes import Change, apply_changes, dumps_records, loads_records, make_record
+from metaplan.change import Change
 from metaplan.compat import normalize_inline_meta
+from metaplan.edit import apply_changes
 from metaplan.oracle import reference_normalize
+from metaplan.records import dumps_records, loads_records, record_to_json
 from metaplan.rules import InlineRule
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
@@ -46,8 +48,9 @@ def test_a_replayed_record_that_sets_whole_fields_keeps_them_persistent_maps() -
     assert rebuilt == full and type(rebuilt.param_plan) is type(full.param_plan)
     assert metaplan.dumps(metaplan.normalize(rebuilt).plan) == metaplan.dumps(
         metaplan.normalize(full).plan)
-    dropped, removal = make_record("drop", full, [
-        Change("remove", ("boundary_classes",), full.boundary_classes)])
+    edit = metaplan.Edit(full)
+    edit.apply(Change("remove", ("boundary_classes",), full.boundary_classes))
+    dropped, removal = edit.finish("drop")
     (removal,) = loads_records(dumps_records([removal]))
     assert metaplan.apply(dropped, metaplan.invert(removal)) == full
 
@@ -67,7 +70,7 @@ def test_applied_values_are_copied_not_referenced() -> None:
 def test_records_to_json_is_plain_json() -> None:
     record = metaplan.diff(metaplan.Plan.from_json({"param_plan": {}}),
                            metaplan.Plan.from_json({"param_plan": {"a": {"b": [1]}}}))
-    assert json.loads(json.dumps(record.to_json()))["changes"][0]["new"] == {"b": [1]}
+    assert json.loads(json.dumps(record_to_json(record)))["changes"][0]["new"] == {"b": [1]}
 
 
 def test_compat_edits_dict_subclass_entries_like_the_seed() -> None:

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 import metaplan
 import metaplan.testing
 from conftest import DATA, FIXTURES, SOAK_EXAMPLES, fixture_path, raw_input
-from metaplan.changes import dumps_records
 from metaplan.compat import normalize_inline_meta
 from metaplan.oracle import reference_normalize
+from metaplan.records import dumps_records
 from metaplan.testing import bad_plan_dicts, plan_dicts, rule_lists, spec_registries
 
 NAME = "deepseek_v3.hf5"
@@ -504,22 +504,23 @@ def test_soak_generated_plans_through_every_pass_and_the_loader(data: st.DataObj
     odd = data.draw(st.booleans(), label="odd_flags")
     meta = data.draw(plan_dicts(odd_flags=odd, max_layers=3), label="meta")
     specs = data.draw(spec_registries(), label="specs")
-    rules = data.draw(st.one_of(st.just(None), rule_lists()), label="rules")
+    rules = data.draw(st.one_of(st.just(metaplan.FROM_PLAN), rule_lists()), label="rules")
     model_type = data.draw(st.sampled_from((metaplan.FROM_PLAN, None, "deepseek_v3")))
     snapshot = copy.deepcopy(meta)
     plan = metaplan.Plan.from_json(meta)
     before = metaplan.dumps(plan)
-    stages = metaplan.normalize_pipeline(plan, specs=specs, rules=rules, model_type=model_type)
+    stages = metaplan.normalize_pipeline(specs=specs, rules=rules, model_type=model_type)
     for stage in (*stages, metaplan.strip_ep_sub_boundaries(specs=specs),
                   metaplan.mark_shared_class_boundaries()):
-        assert stage(plan).plan.param_plan is not None
+        done = stage(plan)
+        assert metaplan.apply_changes(plan, done.record.changes) == done.plan
     result = metaplan.normalize(plan, specs=specs, rules=rules, model_type=model_type)
     assert metaplan.normalize(result.plan, specs=specs, rules=rules,
                               model_type=model_type).plan == result.plan
     in_place = copy.deepcopy(meta)
-    used = metaplan.rules_from_plan(meta) if rules is None else rules
-    normalize_inline_meta(in_place, used, None if model_type is metaplan.FROM_PLAN else model_type,
-                          specs=specs)
+    used = metaplan.rules_from_plan(meta) if rules is metaplan.FROM_PLAN else rules
+    normalize_inline_meta(in_place, used, meta.get("model_type") if model_type is
+                          metaplan.FROM_PLAN else model_type, specs=specs)
     assert meta == snapshot and metaplan.dumps(plan) == before
 
     text = json.dumps(meta, indent=2, sort_keys=True).encode()

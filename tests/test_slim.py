@@ -101,7 +101,7 @@ def test_identity_follows_upstreams_classifier() -> None:
 def test_slim_is_optional_and_named() -> None:
     assert "slim" not in NORMALIZE
     assert parse_passes("normalize,slim") == (*NORMALIZE, "slim")
-    built = metaplan.build_pipeline("slim", metaplan.Plan())
+    built = metaplan.build_pipeline("slim")
     assert [step.name for step in built] == ["slim"] and repr(slim) == "changes_pass('slim')"
 
 

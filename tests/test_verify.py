@@ -18,6 +18,7 @@ from hypothesis import given, settings
 
 import metaplan
 from conftest import DATA, FIXTURES, SMALL_FIXTURES, fixture_path, raw_input
+from metaplan.emitter import is_boundary_entry, parse_placement
 from metaplan.passes.slim import slim
 from metaplan.testing import (
     TARGETS,
@@ -27,7 +28,7 @@ from metaplan.testing import (
     violating_plan_dicts,
 )
 from metaplan.verify import CHECKS as CHECK_FUNCTIONS
-from metaplan.verify import DEFAULT_CHECKS, is_boundary_entry, parse_placement
+from metaplan.verify import DEFAULT_CHECKS
 from test_cli import metaplan as run
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
@@ -354,7 +355,7 @@ def test_verify_each_and_verified_pipelines_use_the_same_checks(tmp_path: Path) 
     _placement(raw, True)
     plan = metaplan.Plan.from_json(raw)
     with pytest.raises(metaplan.VerificationError) as info:
-        metaplan.normalize_pipeline(plan).verified(metaplan.verify).run(plan)
+        metaplan.normalize_pipeline().verified(metaplan.verify).run(plan)
     assert [v.check for v in info.value.violations] == ["placement"]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw))

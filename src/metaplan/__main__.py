@@ -1,7 +1,6 @@
-"""``python -m metaplan``: the same as the ``metaplan`` command."""
+"""``python -m metaplan``: the same command as ``metaplan``."""
 
-import sys
+from metaplan.cli import console
 
-from metaplan.cli import main
-
-sys.exit(main())
+if __name__ == "__main__":
+    console()

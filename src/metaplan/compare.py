@@ -2,13 +2,11 @@
 
 >>> from metaplan.plan import Plan
 >>> from metaplan.passes.registry import build_pipeline, parse_passes
->>> from metaplan.rules import SpecRegistry
 >>> plan = Plan.from_json({"param_plan": {"a": {"is_boundary": True}},
 ...                        "boundary_classes": {"a": "Shell"},
 ...                        "external_state_classes": ["Shell"]})
->>> old = build_pipeline(parse_passes("normalize"), plan)
->>> new = build_pipeline(parse_passes("strip-ep-sub-boundaries,mark-shared-class-boundaries"),
-...                      plan)
+>>> old = build_pipeline(parse_passes("normalize"))
+>>> new = build_pipeline(parse_passes("strip-ep-sub-boundaries,mark-shared-class-boundaries"))
 >>> found = compare(plan, old, new)
 >>> found.state, found.pass_a, found.pass_b, len(found.diff)
 (2, 'strip_external_state_boundaries', 'mark_shared_class_boundaries', 2)
@@ -18,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from metaplan.changes import ChangeRecord
+from metaplan.change import ChangeRecord
 from metaplan.diff import diff
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan

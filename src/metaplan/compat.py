@@ -12,18 +12,14 @@ from typing import Any
 
 from pyrsistent import pmap
 
-from metaplan.changes import Change, apply_changes
+from metaplan.change import Change
 from metaplan.errors import InputError
-from metaplan.frozen import JSONMap, freeze_owned, pmap_of, pmap_with_mirror
+from metaplan.frozen import JSONMap, freeze_owned
 from metaplan.normalize import normalize_pipeline
-from metaplan.passes import FROM_PLAN
-from metaplan.pipeline import ChangesPass
 from metaplan.plan import Plan
-from metaplan.rules import InlineRule, SpecRegistry
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
 
 __all__ = ["normalize_inline_meta"]
-
-_FIELDS = ("param_plan", "boundary_classes", "external_state_classes")
 
 
 def _read(meta: Any, name: str) -> Any:
@@ -48,11 +44,12 @@ def _plan_over(param_plan: dict[str, Any], classes: dict[str, Any], external: An
     """A plan viewing the caller's containers; never kept past this call.
 
     Any ``dict`` (subclasses too, as the seed's ``isinstance`` check has it)
-    is an entry the passes may edit.
+    is an entry the passes may edit; class names and external-state classes
+    are taken as they are (``str`` subclasses too).
     """
-    entries = pmap_with_mirror({fqn: JSONMap._adopt(entry) if isinstance(entry, dict)
-                                else freeze_owned(entry) for fqn, entry in param_plan.items()})
-    fields = {"param_plan": entries, "boundary_classes": pmap_of(dict(classes)),
+    entries = {fqn: JSONMap.over(entry) if isinstance(entry, dict) else freeze_owned(entry)
+               for fqn, entry in param_plan.items()}
+    fields = {"param_plan": pmap(entries), "boundary_classes": pmap(classes),
               "external_state_classes": freeze_owned(list(external))}
     return Plan(pmap(fields))
 
@@ -60,7 +57,7 @@ def _plan_over(param_plan: dict[str, Any], classes: dict[str, Any], external: An
 def _write_back(changes: Iterable[Change], param_plan: dict[str, Any],
                 classes: dict[str, Any]) -> None:
     for change in changes:
-        head, fqn = change.path[0], change.path[1]
+        head, fqn = change.path[0], str(change.path[1])
         if head == "boundary_classes":
             classes.pop(fqn, None)
         else:
@@ -68,12 +65,14 @@ def _write_back(changes: Iterable[Change], param_plan: dict[str, Any],
 
 
 def normalize_inline_meta(meta: Any, rules: Iterable[Any], model_type: str | None = None, *,
-                          specs: SpecRegistry | None = None) -> None:
+                          specs: SpecRegistry = BUILTIN_SPECS) -> None:
     """Align ``meta`` in place with the inline-generated source shape, as the seed does.
 
     ``rules`` are :class:`~metaplan.rules.InlineRule` s or any objects with
     ``match`` and ``local_compute_target``; ``model_type`` is used as given
-    (``None`` looks specs up with ``model_type=None``, as the seed does).
+    (``None`` looks specs up with no model type, as the seed does). Records
+    are kept but never hashed, so values JSON cannot hold (sets, say) pass
+    through as the seed lets them.
     """
     param_plan = _read(meta, "param_plan") or {}
     classes = _read(meta, "boundary_classes") or {}
@@ -81,12 +80,8 @@ def normalize_inline_meta(meta: Any, rules: Iterable[Any], model_type: str | Non
     if not isinstance(param_plan, dict) or not isinstance(classes, dict):
         raise InputError("meta.param_plan and meta.boundary_classes must be dicts")
     plan = _plan_over(param_plan, classes, external)
-    stages = normalize_pipeline(plan, rules=[_as_rule(r) for r in rules], specs=specs,
-                                model_type=FROM_PLAN if model_type is None else model_type)
-    changes: list[Change] = []
-    for stage in stages:  # no records, so no hashing: any Python value the seed takes works
-        assert isinstance(stage, ChangesPass)
-        step = list(stage.changes(plan))
-        plan = apply_changes(plan, step)
-        changes += step
-    _write_back(changes, param_plan, classes)
+    stages = normalize_pipeline(rules=[_as_rule(r) for r in rules], specs=specs,
+                                model_type=model_type)
+    trace = stages.run(plan)
+    _write_back((change for record in trace.records for change in record.changes),
+                param_plan, classes)

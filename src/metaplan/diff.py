@@ -1,9 +1,10 @@
 """Structural diff of two plans, as a change record that turns one into the other.
 
-Shared structure is skipped by identity, so two states of one trace (which
-share every untouched entry) diff in time proportional to what differs;
-two separately loaded plans are compared entry by entry at C speed, with
-``True`` never taken for ``1``.
+A specialized walk: shared structure is skipped by identity (two states of
+one trace share every untouched entry), equal entries of separately loaded
+plans are told equal by their cached canonical bytes (a loaded plan holds
+each distinct entry once, so that is a handful of comparisons), and ``True``
+is never taken for ``1``. The record's hashes are computed only if read.
 
 >>> from metaplan.plan import Plan
 >>> a = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "p": {"tp": "R"}}}})
@@ -16,20 +17,11 @@ set param_plan/m/p/tp R -> S(0)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-import orjson
-from pyrsistent import PMap
-
-from metaplan.changes import Change, ChangeRecord
-from metaplan.frozen import (
-    JSONMap,
-    canonical_bytes,
-    freeze_owned,
-    json_equal,
-    mirror,
-    orjson_default,
-)
+from metaplan.change import Change, ChangeRecord, Path
+from metaplan.frozen import MISSING, JSONMap, freeze_owned, json_equal
 from metaplan.plan import Plan
 
 __all__ = ["diff"]
@@ -37,71 +29,101 @@ __all__ = ["diff"]
 _new_change = tuple.__new__
 
 
-def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "") -> ChangeRecord:
+def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "",
+         arrays: str = "whole") -> ChangeRecord:
     """The record that turns ``a`` into ``b``: ``apply(a, diff(a, b)) == b``.
 
-    Changes descend into objects and come in key order; arrays and values of
-    different kinds are replaced whole.
+    Changes descend into objects and come in key order; values of different
+    kinds are replaced whole, and so are arrays with ``arrays="whole"``.
     """
     changes: list[Change] = []
-    if a.fields is not b.fields:
-        _diff_maps(a.fields, b.fields, (), why, changes)
-    return ChangeRecord(name, a.content_hash, b.content_hash, tuple(changes))
+    if a is not b:
+        _Walk(why, changes).plans(a, b)
+    return ChangeRecord(name, a, b, changes)
 
 
-def _items(value: Any) -> dict[str, Any]:
-    return value._data if type(value) is JSONMap else mirror(value)
+class _Walk:
+    """One diff: where the changes go, and which pairs of raw objects are known equal."""
+
+    __slots__ = ("inside", "known", "out", "why")
+
+    def __init__(self, why: str, out: list[Change]) -> None:
+        self.why = why
+        self.out = out
+        self.known: dict[tuple[int, int], bool] = {}
+        self.inside: dict[tuple[int, int], list[Change]] = {}
+
+    def plans(self, a: Plan, b: Plan) -> None:
+        maps_a, maps_b = a.map_fields, b.map_fields
+        for key in sorted({*a, *b}):
+            if key in maps_a and key in maps_b:
+                self.maps(a.index(key), b.index(key), (key,))
+            else:
+                self.value(_field(a, key, maps_a), _field(b, key, maps_b), (key,))
+
+    def maps(self, xi: Mapping[str, Any], yi: Mapping[str, Any], path: Path) -> None:
+        """Two objects' items (frozen or raw values), key by key, in key order."""
+        get = yi.get
+        keys = [key for key, old in xi.items() if get(key, MISSING) is not old]
+        if len(yi) != len(xi) - len(keys) or keys:
+            keys += yi.keys() - xi.keys()
+        for key in sorted(keys):
+            self.value(xi.get(key, MISSING), yi.get(key, MISSING), (*path, key))
+
+    def value(self, old: Any, new: Any, here: Path) -> None:
+        out, why = self.out, self.why
+        if new is MISSING:
+            if old is not MISSING:
+                out.append(_new_change(Change, ("remove", here, _frozen(old), None, why)))
+        elif old is MISSING:
+            out.append(_new_change(Change, ("add", here, None, _frozen(new), why)))
+        elif type(old) is JSONMap and type(new) is JSONMap:
+            if old._data is not new._data and old.canonical() != new.canonical():
+                self.entries(old, new, here)
+        elif type(old) is dict and type(new) is dict:
+            if not self.same(old, new):
+                self.maps(old, new, here)
+        elif not json_equal(old, new):
+            out.append(_new_change(Change, ("set", here, _frozen(old), _frozen(new), why)))
+
+    def entries(self, old: JSONMap, new: JSONMap, here: Path) -> None:
+        """Two different objects: their changes, worked out once per distinct pair.
+
+        A loaded plan holds each distinct entry once, so the 15,000 expert
+        entries of two plans make a handful of pairs; each pair's changes are
+        found once and given the path of every module that holds it.
+        """
+        pair = (id(old), id(new))
+        inside = self.inside.get(pair)
+        if inside is None:
+            inside = self.inside[pair] = []
+            _Walk(self.why, inside).maps(old._data, new._data, ())
+        self.out += [_new_change(Change, (c.op, here + c.path, c.old, c.new, c.why))
+                     for c in inside]
+
+    def same(self, x: dict[str, Any], y: dict[str, Any]) -> bool:
+        """Whether two raw objects are equal; each distinct pair is compared once.
+
+        Raw objects inside shared entries recur: a plan holds each distinct
+        entry once. Both stay alive in their plans while the walk runs, so
+        their ids are theirs.
+        """
+        pair = (id(x), id(y))
+        known = self.known.get(pair)
+        if known is None:
+            known = self.known[pair] = json_equal(x, y)
+        return known
 
 
-def _is_map(value: Any) -> bool:
-    return type(value) is JSONMap or type(value) is dict or isinstance(value, PMap)
+def _field(plan: Plan, key: str, maps: tuple[str, ...]) -> Any:
+    """A top-level value as the walk compares it: an FQN map as its read index."""
+    if key not in plan:
+        return MISSING
+    return freeze_owned(dict(plan.index(key))) if key in maps else plan[key]
 
 
-def _as_map(value: Any) -> Any:
-    return JSONMap._adopt(value) if type(value) is dict else value
+def _frozen(value: Any) -> Any:
+    return value if type(value) in _FLAT else freeze_owned(value)
 
 
-def _same(x: Any, y: Any) -> bool:
-    """Strict JSON equality of two raw or frozen values, fast when they are equal."""
-    if x is y:
-        return True
-    if type(x) is JSONMap and type(y) is JSONMap:
-        x, y = x._data, y._data
-        if x is y:
-            return True
-    if type(x) is dict and type(y) is dict:
-        if x != y:  # C speed; but True == 1 here, so equal needs a second look
-            return False
-        return _bytes(x) == _bytes(y) or canonical_bytes(x) == canonical_bytes(y)
-    return json_equal(x, y)
-
-
-def _bytes(value: dict[str, Any]) -> bytes:
-    """JSON bytes in the dict's own key order: cheap, and equal for plans written sorted."""
-    try:
-        return orjson.dumps(value, default=orjson_default)
-    except TypeError:  # integers past 64 bits, lone surrogates
-        return canonical_bytes(value)
-
-
-def _diff_maps(x: Any, y: Any, path: tuple[str, ...], why: str, out: list[Change]) -> None:
-    xi, yi = _items(x), _items(y)
-    for key in sorted(xi.keys() | yi.keys()):
-        here = (*path, key)
-        old = xi.get(key, _ABSENT)
-        new = yi.get(key, _ABSENT)
-        if old is new:
-            continue
-        if new is _ABSENT:
-            out.append(_new_change(Change, ("remove", here, freeze_owned(old), None, why)))
-        elif old is _ABSENT:
-            out.append(_new_change(Change, ("add", here, None, freeze_owned(new), why)))
-        elif _is_map(old) and _is_map(new):
-            if isinstance(old, PMap) or not _same(old, new):
-                _diff_maps(_as_map(old), _as_map(new), here, why, out)
-        elif not _same(old, new):
-            out.append(_new_change(Change, ("set", here, freeze_owned(old), freeze_owned(new),
-                                            why)))
-
-
-_ABSENT: Any = object()
+_FLAT = (str, int, bool, type(None))

@@ -15,30 +15,42 @@ __all__ = [
     "VerificationError",
     "describe",
     "format_path",
+    "key_path",
 ]
 
 
 def format_path(path: Sequence[Any]) -> str:
     """A readable JSON path: ``param_plan["model.layers.3.mlp"].is_boundary``.
 
+    Keys that are not identifiers (and module FQNs, always) are quoted as
+    JSON strings, so two keys never print alike; array items are numbers.
+
     >>> format_path(("param_plan", "model.layers.3.mlp", "is_boundary"))
     'param_plan["model.layers.3.mlp"].is_boundary'
-    >>> format_path(("boundary_classes", "lm_head"))
-    'boundary_classes["lm_head"]'
-    >>> format_path(())
-    '<root>'
+    >>> format_path(("boundary_classes", "lm_head")), format_path(("injections", 5, "ep_size"))
+    ('boundary_classes["lm_head"]', 'injections[5].ep_size')
+    >>> print(format_path(("x", "a'b")), format_path(("x", 'a"b')), format_path(()))
+    x["a'b"] x["a\\"b"] <root>
     """
     if not path:
         return "<root>"
-    out = []
     fqn_map = path[0] in ("param_plan", "boundary_classes")
+    return key_path(path, quoted=(1,) if fqn_map else ())
+
+
+def key_path(path: Sequence[Any], *, quoted: Sequence[int] = ()) -> str:
+    """``a.b["c.d"][3]``: keys as identifiers where they can be, else JSON strings.
+
+    ``quoted`` are the positions always quoted (FQNs, which hold dots).
+    """
+    out = []
     for i, key in enumerate(path):
         if isinstance(key, int):
             out.append(f"[{key}]")
-        elif key.isidentifier() and not (fqn_map and i == 1):
-            out.append(key if i == 0 else f".{key}")
+        elif key.isidentifier() and i not in quoted:
+            out.append(f".{key}" if out else key)
         else:
-            out.append(f"[{key!r}]".replace("'", '"'))
+            out.append(f"[{json.dumps(key)}]")
     return "".join(out)
 
 

@@ -1,11 +1,14 @@
 """Immutable JSON values: the leaves and small objects a plan is made of.
 
-A plan's big maps (``param_plan``, ``boundary_classes``) are pyrsistent
-``PMap`` s. The small JSON objects inside them (an entry of a dozen keys, its
-placement maps) are :class:`JSONMap` s: read-only views over a private dict
-that nothing else references. Changing one copies that dict (a dozen
-pointers), which is cheaper than any trie at that size and shares every
-nested value with the original. JSON arrays become ``PVector`` s.
+A JSON object inside a plan is a :class:`JSONMap`: a read-only view over a
+private dict that nothing else references. Changing one copies that dict (a
+dozen pointers), which is cheaper than any trie at that size and shares every
+nested value with the original. JSON arrays read as ``PVector`` s; scalars are
+``str``, ``int``, ``bool``, ``None`` and :class:`JSONFloat`.
+
+Because nothing here can change, equal values may be one object: loading a
+plan shares each distinct entry among all the modules that hold it
+(:func:`interned`), so 15,000 expert entries of six kinds are six objects.
 
 >>> m = freeze({"is_boundary": True, "params": {"weight": {"tp": "S(0)"}}})
 >>> m["params"]["weight"]["tp"]
@@ -20,26 +23,29 @@ True
 from __future__ import annotations
 
 import contextlib
+import enum
 import gc
 import math
-import weakref
 from collections.abc import Iterator, Mapping
-from types import MappingProxyType
 from typing import Any, cast
 
 import orjson
 from pyrsistent import PMap, PVector, pvector
-from pyrsistent import pmap as _pmap
 
 __all__ = [
+    "MISSING",
     "JSONFloat",
     "JSONMap",
-    "fast_view",
+    "Missing",
+    "canonical_bytes",
     "freeze",
     "freeze_owned",
     "frozen",
+    "interned",
     "json_equal",
+    "orjson_default",
     "paused_gc",
+    "shorten",
     "thaw",
     "to_raw",
 ]
@@ -47,12 +53,26 @@ __all__ = [
 _SCALARS = (str, int, bool, type(None))
 
 
+class Missing(enum.Enum):
+    """The type of :data:`MISSING`."""
+
+    MISSING = "missing"
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = Missing.MISSING
+"""No value at all (an absent key), as opposed to a JSON ``null``."""
+
+
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic collector while building large acyclic trees.
 
     Plans are trees of fresh containers; each collection the allocations
-    trigger would walk the whole tree for cycles that cannot exist.
+    trigger would walk the whole tree for cycles that cannot exist. The
+    collector's state is restored on the way out, whatever it was.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -82,8 +102,7 @@ class JSONMap(Mapping[str, Any]):
 
     Nested objects come back as ``JSONMap`` views (no copy), arrays as
     ``PVector`` s. ``set`` / ``discard`` return a new map, or this very map when
-    nothing changes. ``_data`` is private to metaplan, whose passes read it
-    directly in their hot loops; nothing ever writes it.
+    nothing changes. Its canonical bytes (:meth:`canonical`) are computed once.
     """
 
     __slots__ = ("_canon", "_data")
@@ -95,20 +114,23 @@ class JSONMap(Mapping[str, Any]):
         self._data = _own_dict(dict(data))
         self._canon = None
 
-    @classmethod
-    def _adopt(cls, data: dict[str, Any]) -> JSONMap:
-        """Wrap ``data`` without copying; the caller gives up every reference to it."""
-        self = object.__new__(cls)
-        self._data = data
-        self._canon = None
-        return self
-
     def __getitem__(self, key: str) -> Any:
-        return _view(self._data[key])
+        value = self._data[key]
+        kind = type(value)
+        return _view(value) if kind is dict or kind is list else value
 
     def get(self, key: str, default: Any = None) -> Any:
-        value = self._data.get(key, _MISSING)
-        return default if value is _MISSING else _view(value)
+        value = self._data.get(key, MISSING)
+        if value is MISSING:
+            return default
+        kind = type(value)
+        return _view(value) if kind is dict or kind is list else value
+
+    @classmethod
+    def over(cls, data: dict[str, Any]) -> JSONMap:
+        """A map over ``data`` itself, no copy: the caller must never change ``data`` again
+        while the map lives (as a parser's fresh output is never changed)."""
+        return _adopt(data)
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
@@ -121,12 +143,12 @@ class JSONMap(Mapping[str, Any]):
 
     def set(self, key: str, value: Any) -> JSONMap:
         """Return a map with ``key`` bound to ``value``; this map if it already is."""
-        old = self._data.get(key, _MISSING)
-        if old is not _MISSING and json_equal(old, value):
+        old = self._data.get(key, MISSING)
+        if old is not MISSING and json_equal(old, value):
             return self
         data = dict(self._data)
         data[key] = to_raw(value)
-        return JSONMap._adopt(data)
+        return _adopt(data)
 
     def discard(self, key: str) -> JSONMap:
         """Return a map without ``key``; this map if it has no such key."""
@@ -134,7 +156,7 @@ class JSONMap(Mapping[str, Any]):
             return self
         data = dict(self._data)
         del data[key]
-        return JSONMap._adopt(data)
+        return _adopt(data)
 
     def canonical(self) -> bytes:
         """Canonical JSON bytes (sorted keys, compact); equal maps give equal bytes."""
@@ -162,21 +184,19 @@ class JSONMap(Mapping[str, Any]):
         return cast(dict[str, Any], thaw(self))
 
 
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<missing>"
-
-
-_MISSING: Any = _Missing()
+def _adopt(data: dict[str, Any]) -> JSONMap:
+    """Wrap ``data`` without copying; the caller gives up every reference to it."""
+    view = object.__new__(JSONMap)
+    view._data = data
+    view._canon = None
+    return view
 
 
 def _view(value: Any) -> Any:
     """The immutable face of an owned raw value."""
     kind = type(value)
     if kind is dict:
-        return JSONMap._adopt(value)
+        return _adopt(value)
     if kind is list:
         for item in value:
             if type(item) is dict or type(item) is list:
@@ -191,6 +211,35 @@ def freeze_owned(value: Any) -> Any:
     Objects become ``JSONMap`` views over the very dicts; arrays ``PVector`` s.
     """
     return _view(value)
+
+
+def interned(raw: dict[str, Any]) -> dict[str, JSONMap]:
+    """``key -> JSONMap`` over owned raw values, equal objects shared as one ``JSONMap``.
+
+    Values that are not objects are frozen as they are. Sharing is safe
+    because nothing can change a frozen value; it makes a 15,000-entry plan
+    of six kinds of entry hold six entry objects. Objects are matched by their
+    JSON bytes in the order their keys were written, so two orders of one
+    object are two (equal) objects: sharing is an optimization, never a
+    change of meaning.
+    """
+    shared: dict[bytes, JSONMap] = {}
+    out: dict[str, Any] = {}
+    dumps = orjson.dumps
+    for key, value in raw.items():
+        if type(value) is dict:
+            try:
+                text = dumps(value, default=orjson_default)  # true and 1 write apart
+            except TypeError:  # past 64 bits, lone surrogates: keep it unshared
+                out[key] = _adopt(value)
+                continue
+            known = shared.get(text)
+            if known is None:
+                known = shared[text] = _adopt(value)
+            out[key] = known
+        else:
+            out[key] = _view(value)
+    return out
 
 
 def frozen(value: Any) -> Any:
@@ -211,7 +260,11 @@ def freeze(value: Any) -> Any:
 
 
 def to_raw(value: Any) -> Any:
-    """A private raw copy of ``value`` (dicts, lists, scalars) safe to share read-only."""
+    """A private raw copy of ``value`` (dicts, lists, scalars) safe to share read-only.
+
+    Subclasses of ``str`` and ``int`` (a ``(str, Enum)`` class name, say)
+    become the plain value they hold, as ``json.dumps`` writes them.
+    """
     kind = type(value)
     if kind in _SCALARS or kind is JSONFloat:
         return value
@@ -225,8 +278,14 @@ def to_raw(value: Any) -> Any:
         return _own_dict(value)
     if isinstance(value, (list, tuple, PVector)):
         return [to_raw(item) for item in value]
-    if isinstance(value, (str, int)):  # subclasses, e.g. enums
-        return str(value) if isinstance(value, str) else int(value)
+    if isinstance(value, str):  # str subclasses, e.g. (str, Enum) members
+        return str.__str__(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return to_raw(float(value))
     raise TypeError(f"{type(value).__name__} is not a JSON value: {value!r}")
 
 
@@ -235,14 +294,14 @@ def _own_dict(value: Mapping[Any, Any]) -> dict[str, Any]:
     for key, item in value.items():
         if not isinstance(key, str):
             raise TypeError(f"JSON object keys are strings, found {key!r}")
-        out[key] = to_raw(item)
+        out[str.__str__(key)] = to_raw(item)
     return out
 
 
 def thaw(value: Any) -> Any:
     """A fresh mutable deep copy of a frozen (or raw) value: dicts, lists, scalars."""
-    if isinstance(value, (JSONMap, Mapping)):
-        raw = value._data if isinstance(value, JSONMap) else value
+    if isinstance(value, Mapping):
+        raw = value._data if type(value) is JSONMap else value
         return {key: thaw(item) for key, item in raw.items()}
     if isinstance(value, (list, tuple, PVector)):
         return [thaw(item) for item in value]
@@ -256,11 +315,10 @@ def orjson_default(value: Any) -> Any:
         return value._data
     if kind is JSONFloat:
         return orjson.Fragment(float.__repr__(value).encode())
-    if isinstance(value, PMap):
-        return {key: item._data if type(item) is JSONMap else item
-                for key, item in mirror(value).items()}
     if isinstance(value, (PVector, tuple)):
         return list(value)
+    if isinstance(value, PMap):
+        return dict(value.items())
     if isinstance(value, Mapping):
         return dict(value.items())
     raise TypeError(f"{kind.__name__} is not a JSON value")
@@ -278,6 +336,16 @@ def canonical_bytes(value: Any) -> bytes:
         ).encode("utf-8", "surrogatepass")
 
 
+def shorten(value: Any, width: int = 80) -> str:
+    """A value as compact JSON, cut at ``width`` characters (with ``...``).
+
+    >>> shorten({"b": [1, 2], "a": "x" * 90}, width=20)
+    '{"a":"xxxxxxxxxxx...'
+    """
+    text = canonical_bytes(value).decode("utf-8", "replace")
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it: ``True`` is not ``1`` and ``1`` is not ``1.0``.
 
@@ -292,59 +360,6 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, float) or isinstance(b, float):  # as written: -0.0 is not 0.0
         return (isinstance(a, float) and isinstance(b, float)
                 and float.__repr__(a) == float.__repr__(b))
+    if ta is JSONMap and tb is JSONMap:
+        return bool(a.canonical() == b.canonical())
     return canonical_bytes(a) == canonical_bytes(b)
-
-
-def pmap_of(raw: Mapping[str, Any]) -> PMap[Any, Any]:
-    """A ``PMap`` over owned raw values, each frozen without copying."""
-    frozen = {key: _view(value) for key, value in raw.items()}
-    return pmap_with_mirror(frozen)
-
-
-# mirrors: dict copies of PMaps, for C-speed reads --------------------------------
-#
-# A PMap lookup is pure Python (~5 us); a dict lookup is ~50 ns. Each PMap a
-# pass reads gets a plain dict with the same items, kept while the PMap lives
-# and never handed out mutable. An edited map's mirror is its base's mirror,
-# copied (a memcpy) and patched with the delta.
-
-_MIRRORS: dict[int, tuple[weakref.ref[PMap[Any, Any]], dict[Any, Any]]] = {}
-
-
-def _forget(key: int) -> Any:
-    def callback(_ref: Any) -> None:
-        _MIRRORS.pop(key, None)
-    return callback
-
-
-def remember_mirror(value: PMap[Any, Any], items: dict[Any, Any]) -> None:
-    """Record ``items`` (never mutated again) as the dict mirror of ``value``."""
-    key = id(value)
-    _MIRRORS[key] = (weakref.ref(value, _forget(key)), items)
-
-
-def mirror(value: PMap[Any, Any]) -> dict[Any, Any]:
-    """The dict with ``value``'s items, built once per map. Read it; never write it."""
-    known = _MIRRORS.get(id(value))
-    if known is not None and known[0]() is value:
-        return known[1]
-    items = dict(value.items())
-    remember_mirror(value, items)
-    return items
-
-
-def pmap_with_mirror(items: dict[Any, Any]) -> PMap[Any, Any]:
-    """``pmap(items)``, with ``items`` (which the caller gives up) kept as its mirror."""
-    value = _pmap(items)
-    remember_mirror(value, items)
-    return value
-
-
-def fast_view(value: PMap[Any, Any]) -> Mapping[Any, Any]:
-    """A read-only dict view of a ``PMap``'s items: C-speed lookups and iteration.
-
-    >>> view = fast_view(_pmap({"a": 1}))
-    >>> view["a"], len(view)
-    (1, 1)
-    """
-    return MappingProxyType(mirror(value))

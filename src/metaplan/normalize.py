@@ -14,14 +14,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from metaplan.changes import ChangeRecord
-from metaplan.passes import FROM_PLAN
+from metaplan.change import ChangeRecord
 from metaplan.passes.registry import NORMALIZE, build_pipeline
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan
-from metaplan.rules import InlineRule, SpecRegistry
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
 
 __all__ = ["NormalizeResult", "normalize", "normalize_pipeline"]
 
@@ -34,23 +34,23 @@ class NormalizeResult(NamedTuple):
     trace: Trace
 
 
-def normalize_pipeline(plan: Plan, *, specs: SpecRegistry | None = None,
-                       rules: Iterable[InlineRule] | None = None,
-                       model_type: Any = None) -> Pipeline:
-    """The three stages, with the pre-strip class map of ``plan`` bound into stage 3.
+def normalize_pipeline(*, specs: SpecRegistry = BUILTIN_SPECS,
+                       rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
+                       model_type: ModelTypeSetting = FROM_PLAN) -> Pipeline:
+    """The seed's three stages as one pipeline; it holds no plan, so it runs on any.
 
-    ``rules=None`` recovers rules from the plan's ``injections`` and
-    ``module_overrides``; ``model_type=None`` takes the plan's ``model_type``
-    (pass ``FROM_PLAN`` or a string explicitly to be unambiguous).
+    By default rules come from each plan's ``injections`` and
+    ``module_overrides`` and the model type is the plan's (:data:`FROM_PLAN`);
+    ``model_type=None`` looks specs up with no model type. The shared-class
+    stage reads the class map of the run's input, bound when a run starts.
     """
-    return build_pipeline(NORMALIZE, plan, specs=specs, rules=rules,
-                          model_type=FROM_PLAN if model_type is None else model_type,
+    return build_pipeline(NORMALIZE, specs=specs, rules=rules, model_type=model_type,
                           label="normalize")
 
 
-def normalize(plan: Plan, *, specs: SpecRegistry | None = None,
-              rules: Iterable[InlineRule] | None = None, model_type: Any = None,
-              ) -> NormalizeResult:
+def normalize(plan: Plan, *, specs: SpecRegistry = BUILTIN_SPECS,
+              rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
+              model_type: ModelTypeSetting = FROM_PLAN) -> NormalizeResult:
     """Normalize ``plan`` as the seed does, without touching it; idempotent."""
-    trace = normalize_pipeline(plan, specs=specs, rules=rules, model_type=model_type).run(plan)
+    trace = normalize_pipeline(specs=specs, rules=rules, model_type=model_type).run(plan)
     return NormalizeResult(trace.final, trace.records, trace)

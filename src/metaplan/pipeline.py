@@ -1,47 +1,58 @@
-"""Passes and pipelines: pure ``plan -> PassResult(plan, record)`` steps, composed.
+"""Passes and pipelines: pure ``plan -> PassResult(plan, record)`` steps, run in order.
 
 A pass never mutates its input and returns the input plan itself when it
-changes nothing. A :class:`Pipeline` is an immutable tuple of passes; running
-it gives a :class:`Trace` holding every state (input first) and every record,
-which can be replayed, bisected and explained.
+changes nothing. A :class:`Pipeline` is an immutable tuple of passes that
+holds no plan: built once, it runs on any input, giving a :class:`Trace` of
+every state (input first) and every record, which can be replayed,
+searched and explained.
+
+Write a pass as a function that makes changes through an
+:class:`~metaplan.edit.Edit` (:func:`edit_pass`), or one that lists
+:class:`~metaplan.change.Change` s (:func:`changes_pass`):
 
 >>> from metaplan.plan import Plan
->>> from metaplan.changes import Change
->>> @changes_pass("unbound")
-... def unbound(plan):
-...     for fqn, entry in plan.param_plan.items():
+>>> @edit_pass("unbound")
+... def unbound(edit):
+...     for fqn, entry in edit.plan.index("param_plan").items():
 ...         if entry.get("is_boundary") is True:
-...             yield Change("set", ("param_plan", fqn, "is_boundary"), True, False, "demo")
+...             edit.set(("param_plan", fqn, "is_boundary"), False, "demo")
 >>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
 >>> trace = pipeline(unbound, unbound).run(plan)
 >>> [len(r) for r in trace.records], trace.states[2] is trace.states[1]
 ([1, 0], True)
 >>> trace.replay() == trace.final
 True
+
+A pass that needs the run's input (the shared-class stage reads the class
+map as it was before any pass ran) implements ``for_run(input) -> Pass``
+(:class:`RunBound`): the runner calls it when a run starts.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
-import toolz
-
-from metaplan.changes import Change, ChangeRecord, apply, compose, make_record
+from metaplan.algebra import compose
+from metaplan.change import Change, ChangeRecord
+from metaplan.edit import Edit, apply
 from metaplan.errors import PassError, VerificationError
 from metaplan.frozen import paused_gc
 from metaplan.plan import Plan
 
 __all__ = [
     "ChangesPass",
+    "EditPass",
     "Pass",
     "PassResult",
     "Pipeline",
+    "RunBound",
     "Trace",
     "Verifier",
     "changes_pass",
+    "edit_pass",
     "pipeline",
     "replay",
     "run",
@@ -69,42 +80,93 @@ class Pass(Protocol):
     def __call__(self, plan: Plan, /) -> PassResult: ...
 
 
-class ChangesPass:
-    """Base for passes that compute a list of changes; the record and plan follow."""
+@runtime_checkable
+class RunBound(Protocol):
+    """A pass that reads the run's input: the runner calls ``for_run(input)`` first."""
+
+    def for_run(self, run_input: Plan, /) -> Pass: ...
+
+
+class EditPass:
+    """Base for passes that make their changes through an :class:`~metaplan.edit.Edit`."""
 
     name: ClassVar[str] = "pass"
+
+    def edit(self, edit: Edit) -> None:
+        """Make this pass's changes to ``edit.plan`` through ``edit``, in a fixed order."""
+        raise NotImplementedError
+
+    def __call__(self, plan: Plan) -> PassResult:
+        edit = Edit(plan)
+        self.edit(edit)
+        return PassResult(*edit.finish(self.name))
+
+
+class ChangesPass(EditPass):
+    """Base for passes that list their changes; each is checked as it is made."""
 
     def changes(self, plan: Plan) -> Iterable[Change]:
         """The changes this pass makes to ``plan``, in a deterministic order."""
         raise NotImplementedError
 
-    def __call__(self, plan: Plan) -> PassResult:
-        return PassResult(*make_record(self.name, plan, self.changes(plan)))
+    def edit(self, edit: Edit) -> None:
+        for change in self.changes(edit.plan):
+            edit.apply(change)
 
 
 @dataclass(frozen=True)
-class _FunctionPass:
+class _ChangesFunction:
     name: str
     function: Callable[[Plan], Iterable[Change]]
 
     def __call__(self, plan: Plan) -> PassResult:
-        return PassResult(*make_record(self.name, plan, self.function(plan)))
+        edit = Edit(plan)
+        for change in self.function(plan):
+            edit.apply(change)
+        return PassResult(*edit.finish(self.name))
 
     def __repr__(self) -> str:
         return f"changes_pass({self.name!r})"
 
 
+@dataclass(frozen=True)
+class _EditFunction:
+    name: str
+    function: Callable[[Edit], None]
+
+    def __call__(self, plan: Plan) -> PassResult:
+        edit = Edit(plan)
+        self.function(edit)
+        return PassResult(*edit.finish(self.name))
+
+    def __repr__(self) -> str:
+        return f"edit_pass({self.name!r})"
+
+
 def changes_pass(name: str) -> Callable[[Callable[[Plan], Iterable[Change]]], Pass]:
     """Turn ``plan -> iterable of Change`` into a pass named ``name``."""
-    if not isinstance(name, str):
-        raise TypeError("changes_pass takes the pass's name first: @changes_pass('my_pass')")
+    _check_name(name, "changes_pass")
 
     def wrap(function: Callable[[Plan], Iterable[Change]]) -> Pass:
-        return _FunctionPass(name, function)
+        return _ChangesFunction(name, function)
     return wrap
 
 
-def _name(step: Pass) -> str:
+def edit_pass(name: str) -> Callable[[Callable[[Edit], None]], Pass]:
+    """Turn a function that makes changes through an ``Edit`` into a pass named ``name``."""
+    _check_name(name, "edit_pass")
+
+    def wrap(function: Callable[[Edit], None]) -> Pass:
+        return _EditFunction(name, function)
+    return wrap
+
+
+def _check_name(name: object, maker: str) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{maker} takes the pass's name first: @{maker}('my_pass')")
+
+
+def _name(step: Any) -> str:
     return str(getattr(step, "name", None) or getattr(step, "__name__", repr(step)))
 
 
@@ -132,7 +194,7 @@ class Trace:
     def record(self) -> ChangeRecord:
         """All records composed into one, from the input to the final plan."""
         if not self.records:
-            return ChangeRecord("pipeline()", self.input.content_hash, self.input.content_hash)
+            return ChangeRecord("pipeline()", self.input, self.input)
         return compose(self.records)
 
     def replay(self) -> Plan:
@@ -183,7 +245,7 @@ class Trace:
                      for path in (("param_plan", fqn), ("boundary_classes", fqn))
                      for change in record.touching(path))
 
-    def explain(self, *path: str) -> tuple[tuple[str, Change], ...]:
+    def explain(self, *path: str | int) -> tuple[tuple[str, Change], ...]:
         """``(pass name, change)`` for every change at, under or above ``path``.
 
         ``trace.explain("param_plan", "model.layers.3.mlp")`` says which pass
@@ -211,31 +273,10 @@ def _verified(plan: Plan, verifiers: Sequence[Verifier], name: str,
         raise VerificationError(name, tuple(done), violations)
 
 
-def _step(verifiers: Sequence[Verifier], seconds: list[float],
-          ) -> Callable[[PassResult, Pass], PassResult]:
-    """One run's step function; it remembers the passes run so far, for errors."""
-    done: list[str] = []
-
-    def step(previous: PassResult, current: Pass) -> PassResult:
-        name = _name(current)
-        started = time.perf_counter()
-        try:
-            result = current(previous.plan)
-        except PassError:
-            raise
-        except Exception as exc:
-            raise PassError(name, tuple(done), exc) from exc
-        seconds.append(time.perf_counter() - started)
-        if not isinstance(result, PassResult):
-            raise PassError(name, tuple(done), TypeError(
-                f"a pass returns PassResult(plan, record), this one returned "
-                f"{type(result).__name__}; wrap a function of plan -> changes with "
-                "changes_pass(name)"))
-        if verifiers:
-            _verified(result.plan, verifiers, name, done)
-        done.append(name)
-        return result
-    return step
+def bound(passes: Iterable[Pass], run_input: Plan) -> tuple[Pass, ...]:
+    """``passes`` ready to run on ``run_input``: each :class:`RunBound` one bound to it."""
+    return tuple(step.for_run(run_input) if isinstance(step, RunBound) else step
+                 for step in passes)
 
 
 def run(passes: Sequence[Pass], plan: Plan, *, verifiers: Sequence[Verifier] = ()) -> Trace:
@@ -245,19 +286,42 @@ def run(passes: Sequence[Pass], plan: Plan, *, verifiers: Sequence[Verifier] = (
     first violation stops the run with a :class:`VerificationError` naming
     the pass whose result failed (as MLIR's verifier does).
     """
-    start = PassResult(plan, ChangeRecord("<input>", "", ""))
+    states = [plan]
+    records: list[ChangeRecord] = []
     seconds: list[float] = []
+    done: list[str] = []
     with paused_gc():
         if verifiers:
             _verified(plan, verifiers, "<input>", ())
-        results = tuple(toolz.accumulate(_step(tuple(verifiers), seconds), passes, start))
-    return Trace(tuple(_name(p) for p in passes), tuple(r.plan for r in results),
-                 tuple(r.record for r in results[1:]), tuple(seconds))
+        for step in bound(passes, plan):
+            name = _name(step)
+            started = time.perf_counter()
+            try:
+                result = step(states[-1])
+            except PassError:
+                raise
+            except Exception as exc:
+                raise PassError(name, tuple(done), exc) from exc
+            seconds.append(time.perf_counter() - started)
+            if not isinstance(result, PassResult):
+                raise PassError(name, tuple(done), TypeError(
+                    f"a pass returns PassResult(plan, record), this one returned "
+                    f"{type(result).__name__}; wrap a function of plan -> changes with "
+                    "changes_pass(name)"))
+            if verifiers:
+                _verified(result.plan, verifiers, name, done)
+            states.append(result.plan)
+            records.append(result.record)
+            done.append(name)
+    return Trace(tuple(_name(p) for p in passes), tuple(states), tuple(records),
+                 tuple(seconds))
 
 
 def replay(plan: Plan, records: Iterable[ChangeRecord]) -> Plan:
     """Apply ``records`` in order, each checked against the plan it meets."""
-    return toolz.reduce(apply, records, plan)  # type: ignore[no-any-return]
+    for record in records:
+        plan = apply(plan, record)
+    return plan
 
 
 @dataclass(frozen=True)
@@ -274,14 +338,12 @@ class Pipeline:
         return self.label or f"pipeline({', '.join(_name(p) for p in self.passes)})"
 
     def run(self, plan: Plan) -> Trace:
-        """Run every pass (and this pipeline's verifiers); see :func:`run`."""
+        """Run every pass (and this pipeline's verifiers) on ``plan``; see :func:`run`."""
         return run(self.passes, plan, verifiers=self.verifiers)
 
     def __call__(self, plan: Plan) -> PassResult:
         trace = self.run(plan)
-        record = trace.record
-        return PassResult(trace.final, ChangeRecord(self.name, record.base, record.result,
-                                                    record.changes))
+        return PassResult(trace.final, trace.record.renamed(self.name))
 
     def then(self, *passes: Pass) -> Pipeline:
         """A new pipeline with ``passes`` appended (its label dropped: it is another pipeline)."""
@@ -294,7 +356,7 @@ class Pipeline:
     def __len__(self) -> int:
         return len(self.passes)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Pass]:
         return iter(self.passes)
 
     def __repr__(self) -> str:

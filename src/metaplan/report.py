@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from metaplan.changes import Change, ChangeRecord
-from metaplan.frozen import canonical_bytes
+from metaplan.change import Change, ChangeRecord
+from metaplan.errors import key_path
+from metaplan.frozen import shorten
 from metaplan.pipeline import Trace
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "format_explain",
     "format_stats",
     "natural_key",
-    "short",
 ]
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
@@ -40,51 +39,40 @@ _TOP = "(top level)"
 _NUMBERS = re.compile(r"(\d+)")
 
 
-def short(value: Any, width: int = 80) -> str:
-    """A value as compact JSON, cut at ``width`` characters."""
-    text = canonical_bytes(value).decode("utf-8", "replace")
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def _inner(path: Sequence[Any]) -> str:
-    out = []
-    for key in path:
-        if isinstance(key, int):
-            out.append(f"[{key}]")
-        elif key.isidentifier():
-            out.append(f".{key}" if out else key)
-        else:
-            out.append('["' + key.replace("\\", "\\\\").replace('"', '\\"') + '"]')
-    return "".join(out)
-
-
 def _where(change: Change) -> tuple[str, str]:
     """``(group, label)``: the module (or top level) a change is about, and what in it."""
     path = change.path
     if len(path) >= 2 and path[0] in _FQN_MAPS:
+        fqn = str(path[1])
         if path[0] == "boundary_classes":
-            return path[1], "class"
-        return path[1], _inner(path[2:]) or "entry"
-    return _TOP, _inner(path)
+            return fqn, "class"
+        return fqn, key_path(path[2:]) or "entry"
+    return _TOP, key_path(path)
 
 
 def change_line(change: Change, label: str | None = None) -> str:
     """``~ label: old -> new`` (``+`` for an add, ``-`` for a removal)."""
     label = label if label is not None else "/".join(map(str, change.path))
     if change.op == "add":
-        return f"+ {label}: {short(change.new)}"
+        return f"+ {label}: {shorten(change.new)}"
     if change.op == "remove":
-        return f"- {label}: {short(change.old)}"
-    return f"~ {label}: {short(change.old)} -> {short(change.new)}"
+        return f"- {label}: {shorten(change.old)}"
+    return f"~ {label}: {shorten(change.old)} -> {shorten(change.new)}"
 
 
-def natural_key(fqn: str) -> tuple[tuple[int, int | str], ...]:
+def natural_key(fqn: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key that puts ``layers.2`` before ``layers.10``.
+
+    A run of digits sorts by its value (its length without leading zeros,
+    then its text), so a run of any length works (``int()`` refuses 4,300+
+    digits).
 
     >>> sorted(["m.layers.10", "m.layers.2", "m.norm"], key=natural_key)
     ['m.layers.2', 'm.layers.10', 'm.norm']
+    >>> sorted(["m.layers." + "9" * 5000, "m.layers.10"], key=natural_key)[0]
+    'm.layers.10'
     """
-    return tuple((0, int(part)) if part.isdigit() else (1, part)
+    return tuple((0, len(part.lstrip("0")), part) if part.isdigit() else (1, 0, part)
                  for part in _NUMBERS.split(fqn) if part)
 
 

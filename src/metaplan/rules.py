@@ -170,8 +170,7 @@ class SpecRegistry:
 
     ``aliases`` maps another name of a model type (an HF architecture such as
     ``MixtralForCausalLM``) to the model type specs are declared under
-    (``mixtral``). Extend a registry with :meth:`with_specs` and
-    :meth:`with_aliases`.
+    (``mixtral``); :meth:`with_aliases` adds some.
     """
 
     specs: PMap[Any, Any] = field(default_factory=pmap)
@@ -183,11 +182,6 @@ class SpecRegistry:
         """A registry of ``specs``; a later spec for the same key replaces an earlier one."""
         return cls(pmap({(spec.target, spec.model_type): spec for spec in specs}),
                    pmap(dict(aliases or {})))
-
-    def with_specs(self, specs: Iterable[StrategySpec]) -> SpecRegistry:
-        """This registry plus ``specs`` (which win on equal keys)."""
-        return SpecRegistry(self.specs.update({(s.target, s.model_type): s for s in specs}),
-                            self.aliases)
 
     def with_aliases(self, aliases: Mapping[str, str]) -> SpecRegistry:
         """This registry plus ``aliases`` (name -> model type; they win on equal names)."""
@@ -506,10 +500,14 @@ def _override_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) -
     )
 
 
-def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None) -> None:
-    """Check a plan's ``injections`` or ``module_overrides`` read as rules, as at load time."""
+def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None, *,
+                     start: int = 0) -> None:
+    """Check a plan's ``injections`` or ``module_overrides`` read as rules, as at load time.
+
+    ``start`` is the index of the first of ``items`` in the array.
+    """
     read = _injection_rule if key == "injections" else _override_rule
-    for i, obj in enumerate(items):
+    for i, obj in enumerate(items, start):
         read(obj, (key, i), source)
 
 

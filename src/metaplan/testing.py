@@ -27,10 +27,12 @@ from typing import Any, NamedTuple
 
 from hypothesis import strategies as st
 
-from metaplan.changes import apply, dumps_records, invert, loads_records
+from metaplan.algebra import invert
+from metaplan.edit import apply
 from metaplan.errors import format_path
 from metaplan.pipeline import Pass, replay
 from metaplan.plan import Plan, dumps
+from metaplan.records import dumps_records, loads_records
 from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
 
 __all__ = [

@@ -30,53 +30,57 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 from __future__ import annotations
 
 import difflib
-import functools
 import itertools
 import json
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pyrsistent import PVector
 
+from metaplan.emitter import (
+    CONTRACT_KEYS,
+    PLACEMENT_FIELDS,
+    Placement,
+    array,
+    boundaries_by_class,
+    class_of,
+    injection_index,
+    is_boundary_raw,
+    object_entries,
+    parsed,
+    raw_entry,
+)
+from metaplan.emitter import shards as placement_shards
 from metaplan.errors import SpecError, describe, format_path
-from metaplan.frozen import JSONMap, canonical_bytes, mirror, paused_gc, to_raw
-from metaplan.passes import FROM_PLAN
+from metaplan.frozen import JSONMap, canonical_bytes, paused_gc
+from metaplan.pipeline import Verifier
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
+from metaplan.settings import FROM_PLAN, ModelTypeSetting
 
 __all__ = [
     "CHECKS",
-    "CONTRACT_KEYS",
     "DEFAULT_CHECKS",
-    "INJECTION_KEYS",
-    "PLACEMENT_FIELDS",
     "Note",
-    "Placement",
     "Verification",
-    "Verifier",
     "Violation",
-    "boundaries_by_class",
-    "injections_by_class",
-    "is_boundary_entry",
+    "boundary_classes_resolve",
+    "class_keys_exist",
+    "entry_objects",
+    "frozen_sharded_params",
+    "injection_agreement",
+    "non_empty",
     "parse_checks",
-    "parse_placement",
+    "placements",
+    "schema",
+    "sharded_params",
+    "single_contract",
+    "spec_coverage",
     "verification",
     "verifier",
     "verify",
 ]
-
-CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
-"""The layout-contract keys: an entry without ``is_boundary`` is a boundary when one is
-non-empty (upstream ``boundary_forms._ENTRY_META_FIELDS``)."""
-
-INJECTION_KEYS = ("inner_wrapper", "inner_target", "inner_out_src", "local_compute_fn")
-"""The injection keys every injection of one class must agree on (upstream
-``emit/parallel._INJECTION_KEYS``)."""
-
-PLACEMENT_FIELDS = ("params", "in_src", "in_dst", "out_src", "out_dst")
-"""Entry fields holding ``{name: {axis: placement}}`` (upstream ``plan/slim._PLACEMENT_FIELDS``)."""
 
 
 class Violation(NamedTuple):
@@ -109,15 +113,11 @@ class Verification(NamedTuple):
     checks: tuple[str, ...]
 
 
-Verifier = Callable[[Plan], Iterable[Violation]]
-"""A check of a plan: the violations it finds, empty when the plan is sound."""
-
-
 # reading entries -------------------------------------------------------------
 
 
-def _entries(plan: Plan) -> dict[str, Any]:
-    return mirror(plan.param_plan)
+def _entries(plan: Plan) -> Mapping[str, Any]:
+    return plan.index("param_plan")
 
 
 def _is_object(value: Any) -> bool:
@@ -128,52 +128,6 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, (list, tuple, PVector))
 
 
-def _array(value: Any) -> Sequence[Any]:
-    """``value`` when it is a JSON array, else an empty one."""
-    return value if _is_array(value) else ()
-
-
-def _raw(entry: Any) -> Any:
-    """An entry's raw dict (read it, never write it); anything else as it is."""
-    if type(entry) is JSONMap:
-        return entry._data
-    return to_raw(entry) if isinstance(entry, Mapping) else entry
-
-
-def _objects(plan: Plan) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(fqn, raw entry)`` for every object entry, in no particular order."""
-    for fqn, entry in _entries(plan).items():
-        if type(entry) is JSONMap:
-            yield fqn, entry._data
-        elif isinstance(entry, Mapping):
-            yield fqn, to_raw(entry)
-
-
-def is_boundary_entry(entry: Any) -> bool:
-    """Whether an entry is a boundary, as upstream's emitter and installer decide it.
-
-    An explicit ``is_boundary`` wins, by truthiness; without one (or with
-    ``null``), an entry is a boundary when any of :data:`CONTRACT_KEYS` is
-    non-empty. Not an object: not a boundary. (Upstream
-    ``plan/boundary_forms.is_boundary_entry``.)
-
-    >>> [is_boundary_entry(e) for e in ({"is_boundary": 1}, {"is_boundary": False,
-    ...  "in_src": {"x": {}}}, {"out_names": ["y"]}, {"in_src": {}}, "junk")]
-    [True, False, True, False, False]
-    """
-    if type(entry) is not JSONMap and not isinstance(entry, Mapping):
-        return False
-    return _is_boundary(_raw(entry))
-
-
-def _is_boundary(data: dict[str, Any]) -> bool:
-    """:func:`is_boundary_entry` of a raw entry."""
-    flag = data.get("is_boundary")
-    if flag is not None:
-        return bool(flag)
-    return any(data.get(key) for key in CONTRACT_KEYS)
-
-
 def _why_boundary(data: dict[str, Any]) -> str:
     """Why :func:`is_boundary_entry` holds for a raw entry, for a message."""
     flag = data.get("is_boundary")
@@ -181,12 +135,6 @@ def _why_boundary(data: dict[str, Any]) -> str:
         return "" if flag is True else f" (is_boundary is {describe(flag)}, which is truthy)"
     keys = [key for key in CONTRACT_KEYS if data.get(key)]
     return f" (no is_boundary; it has {', '.join(keys)})"
-
-
-def _class_of(classes: Mapping[str, Any], fqn: str) -> str | None:
-    """The class upstream's emitter resolves for ``fqn``: a non-empty name, else None."""
-    name = classes.get(fqn)
-    return name if isinstance(name, str) and name else None
 
 
 # entry-object, boundary-class, class-key ---------------------------------------
@@ -207,10 +155,10 @@ def boundary_classes_resolve(plan: Plan) -> list[Violation]:
     whose class it cannot resolve: its forward would never be rewritten,
     silently dropping its redistribution.
     """
-    classes = mirror(plan.boundary_classes)
+    classes = plan.index("boundary_classes")
     found = []
-    for fqn, data in _objects(plan):
-        if _is_boundary(data) and _class_of(classes, fqn) is None:
+    for fqn, data in object_entries(plan):
+        if is_boundary_raw(data) and class_of(classes, fqn) is None:
             name = classes.get(fqn)
             what = ("no class in boundary_classes" if name is None
                     else f"a class that is {describe(name)}, not a class name")
@@ -224,7 +172,7 @@ def class_keys_exist(plan: Plan) -> list[Violation]:
     """Every ``boundary_classes`` key is a module of ``param_plan``."""
     entries = _entries(plan)
     return [Violation("class-key", ("boundary_classes", fqn), "no such module in param_plan")
-            for fqn in sorted(mirror(plan.boundary_classes)) if fqn not in entries]
+            for fqn in sorted(plan.index("boundary_classes")) if fqn not in entries]
 
 
 # single-contract ---------------------------------------------------------------
@@ -236,28 +184,6 @@ def _contract(data: dict[str, Any]) -> bytes:
         data = dict(data)
         del data["params"]
     return canonical_bytes(data)
-
-
-def _boundaries_by_class(plan: Plan) -> dict[str, list[tuple[str, dict[str, Any]]]]:
-    """Class -> ``(fqn, raw entry)`` of its boundaries, in no particular order."""
-    classes = mirror(plan.boundary_classes)
-    members: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for fqn, data in _objects(plan):
-        name = _class_of(classes, fqn)
-        if name is not None and _is_boundary(data):
-            members.setdefault(name, []).append((fqn, data))
-    return members
-
-
-def boundaries_by_class(plan: Plan) -> dict[str, list[str]]:
-    """Class -> the FQNs of its boundaries (by :func:`is_boundary_entry`), sorted.
-
-    Boundaries with no class name are left out (``boundary-class`` reports
-    them); upstream ``emit/parallel._group_boundaries_by_class`` groups them
-    so, then rewrites one ``forward`` per class.
-    """
-    return {name: sorted(fqn for fqn, _ in group)
-            for name, group in sorted(_boundaries_by_class(plan).items())}
 
 
 def single_contract(plan: Plan) -> list[Violation]:
@@ -272,7 +198,7 @@ def single_contract(plan: Plan) -> list[Violation]:
     """
     entries = _entries(plan)
     found = []
-    for name, group in _boundaries_by_class(plan).items():
+    for name, group in boundaries_by_class(plan).items():
         if len(group) == 1:
             continue
         contracts: dict[bytes, list[str]] = {}
@@ -298,7 +224,7 @@ def _shown(value: Any) -> str:
 
 
 def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
-    raw_a, raw_b = _raw(a), _raw(b)
+    raw_a, raw_b = raw_entry(a), raw_entry(b)
     keys = sorted((set(raw_a) | set(raw_b)) - {"params"})
     key = next(key for key in keys
                if _shown(raw_a.get(key, _ABSENT)) != _shown(raw_b.get(key, _ABSENT)))
@@ -310,63 +236,20 @@ def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, 
 # injection-agreement -----------------------------------------------------------
 
 
-def _injection_index(plan: Plan) -> tuple[dict[str, dict[str, Any] | None], list[Violation]]:
-    """Each class's injection keys (their union; None on a conflict), and the conflicts.
-
-    As upstream ``emit/parallel._index_injections_by_class``: an injection's
-    ``match`` is read as an FQN and resolved through ``boundary_classes`` (a
-    glob, or an FQN with no class, resolves to none and is skipped); the
-    first injection of a class to set a key fixes its value, and each later
-    one that sets it differently is a conflict.
-    """
-    classes = mirror(plan.boundary_classes)
-    index: dict[str, dict[str, Any] | None] = {}
-    first: dict[tuple[str, str], tuple[int, str, bytes]] = {}
-    found = []
-    for i, injection in enumerate(_array(plan.get("injections"))):
-        match = injection.get("match") if isinstance(injection, Mapping) else None
-        if not isinstance(match, str) or not match:
-            continue
-        name = _class_of(classes, match)
-        if name is None:
-            continue
-        for key in INJECTION_KEYS:
-            if key not in injection:
-                continue
-            value = canonical_bytes(injection[key])
-            known = first.setdefault((name, key), (i, match, value))
-            keys = index.setdefault(name, {})
-            if keys is not None:
-                keys.setdefault(key, injection[key])
-            if known[2] != value:
-                index[name] = None
-                found.append(Violation(
-                    "injection-agreement", ("injections", i, key),
-                    f"class {name} has conflicting {key}: injections[{known[0]}] (match "
-                    f"{known[1]}) has {known[2].decode('utf-8', 'replace')}, this one (match "
-                    f"{match}) has {value.decode('utf-8', 'replace')}; one class has one "
-                    "forward, so give its injections one value"))
-    return index, found
-
-
-def injections_by_class(plan: Plan) -> dict[str, dict[str, Any] | None]:
-    """Class -> its injections' :data:`INJECTION_KEYS`, or None when they conflict.
-
-    Each injection's ``match`` is resolved through ``boundary_classes`` (see
-    :func:`injection_agreement`); a class's keys are the union of its
-    injections' (upstream ``emit/parallel._index_injections_by_class``).
-    """
-    return _injection_index(plan)[0]
-
-
 def injection_agreement(plan: Plan) -> list[Violation]:
     """Injections whose ``match`` resolves to one class agree on :data:`INJECTION_KEYS`.
 
-    See :func:`injections_by_class` for how an injection finds its class;
-    each injection that sets a key to another value than the class's first
-    is a violation (upstream ``emit/parallel._index_injections_by_class``).
+    See :func:`~metaplan.emitter.injection_index` for how an injection finds
+    its class; each injection that sets a key to another value than the
+    class's first is a violation (upstream
+    ``emit/parallel._index_injections_by_class``).
     """
-    return _injection_index(plan)[1]
+    return [Violation("injection-agreement", ("injections", c.at, c.key),
+                      f"class {c.class_name} has conflicting {c.key}: injections[{c.first}] "
+                      f"(match {c.first_match}) has {c.first_value.decode('utf-8', 'replace')}, "
+                      f"this one (match {c.match}) has {c.value.decode('utf-8', 'replace')}; "
+                      "one class has one forward, so give its injections one value")
+            for c in injection_index(plan)[1]]
 
 
 # spec-coverage -----------------------------------------------------------------
@@ -393,7 +276,7 @@ def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
     """
     found: list[tuple[str, tuple[Any, ...]]] = []
     if rules is None:
-        for i, injection in enumerate(_array(plan.get("injections"))):
+        for i, injection in enumerate(array(plan.get("injections"))):
             if isinstance(injection, Mapping):
                 for key in ("local_compute_fn", "inner_wrapper"):
                     target = _target_of(injection.get(key))
@@ -410,7 +293,7 @@ def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
 
 def spec_coverage(plan: Plan, *, specs: SpecRegistry | None = None,
                   rules: Iterable[InlineRule] | None = None,
-                  model_type: Any = FROM_PLAN) -> list[Violation]:
+                  model_type: ModelTypeSetting = FROM_PLAN) -> list[Violation]:
     """Every strategy target the rules name has a strategy spec; all gaps at once.
 
     Rules default to the plan's injections, specs to the built-in registry,
@@ -420,9 +303,12 @@ def spec_coverage(plan: Plan, *, specs: SpecRegistry | None = None,
     once keeps one fix cycle from hiding the next".)
     """
     registry = BUILTIN_SPECS if specs is None else specs
-    kind = model_type_of(plan) if model_type is FROM_PLAN else None
-    value = kind.value if kind is not None else model_type
-    where = f" from the plan's {kind.source}" if kind is not None and kind.value else ""
+    value: str | None
+    if model_type is FROM_PLAN:
+        value, source = model_type_of(plan)
+        where = f" from the plan's {source}" if value is not None else ""
+    else:
+        value, where = model_type, ""
     canonical = registry.canonical_model_type(value)
     alias = f", read as {canonical!r}" if canonical != value else ""
     gaps: dict[str, list[tuple[Any, ...]]] = {}
@@ -457,13 +343,6 @@ def non_empty(plan: Plan) -> list[Violation]:
                       "no module entries: generation always freezes a plan (even an "
                       "all-replicate one lists every parameter), so derivation failed or was "
                       "skipped; regenerate the plan")]
-
-
-@functools.lru_cache(maxsize=4096)
-def _shards(text: str) -> bool:
-    """Whether placement ``text`` parses as S, SS or P (upstream ``freeze._is_sharded``)."""
-    parsed = _parse(text)
-    return isinstance(parsed, Placement) and parsed.kind != "R"
 
 
 def sharded_params(plan: Plan) -> list[str]:
@@ -514,71 +393,6 @@ def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[V
 # placement ---------------------------------------------------------------------
 
 
-class Placement(NamedTuple):
-    """A parsed placement string: ``R``, ``S(dim)``, ``P(op)`` or ``SS(dim,factor)``.
-
-    ``dim`` is the number as written: a negative one is an uneven shard of
-    dim ``-dim - 1`` to current writers.
-    """
-
-    kind: str
-    dim: int | None = None
-    arg: str | int | None = None
-
-
-_FORM = re.compile(r"([SP]|SS)\((.*)\)", re.S)
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(text: str) -> Placement | str:
-    """:func:`parse_placement`'s result, or why it fails (cached: plans repeat a few strings)."""
-    try:
-        return parse_placement(text)
-    except ValueError as exc:
-        return str(exc)
-
-
-def parse_placement(text: str) -> Placement:
-    """Parse a placement string as upstream ``plan/freeze.parse_placement`` does.
-
-    >>> parse_placement("S(-1)"), parse_placement("SS(1, 2)"), parse_placement("P(sum)")
-    (Placement(kind='S', dim=-1, arg=None), Placement(kind='SS', dim=1, arg=2), \
-Placement(kind='P', dim=None, arg='sum'))
-    >>> parse_placement("S(1,2)")
-    Traceback (most recent call last):
-    ValueError: a shard takes one dim, S(1,2) has 2 arguments
-    """
-    if not isinstance(text, str) or not text:
-        raise ValueError("an empty placement")
-    if text == "R":
-        return Placement("R")
-    match = _FORM.fullmatch(text)
-    if match is None:
-        raise ValueError(f"unknown form {text}")
-    kind, args = match.groups()
-    if kind == "P":
-        if not args:
-            raise ValueError(f"a partial names its reduce op, as P(sum); {text} has none")
-        return Placement("P", None, args)
-    parts = [part.strip() for part in args.split(",")]
-    try:
-        dim = int(parts[0])
-    except ValueError:
-        raise ValueError(f"{text} has no integer dim") from None
-    if kind == "S":
-        if len(parts) != 1:
-            raise ValueError(f"a shard takes one dim, {text} has {len(parts)} arguments")
-        return Placement("S", dim)
-    if len(parts) != 2:
-        raise ValueError(f"a strided shard is SS(dim,factor), {text} has {len(parts)} "
-                         "argument(s)")
-    try:
-        factor = int(parts[1])
-    except ValueError:
-        raise ValueError(f"{text} has no integer split factor") from None
-    return Placement("SS", dim, factor)
-
-
 def _mesh_axes(plan: Plan) -> tuple[frozenset[str] | None, list[Violation]]:
     """The axes placements may name (None: any), and a violation if the field is odd."""
     names = plan.get("mesh_dim_names")
@@ -612,7 +426,7 @@ def _walk(plan: Plan) -> _Walk:
     walk = _Walk(found, [], set())
     fine: set[tuple[str, str]] = set()  # pairs known fine
     shard: set[tuple[str, str]] = set()  # fine pairs that shard (S, SS, P)
-    for fqn, data in _objects(plan):
+    for fqn, data in object_entries(plan):
         for field in PLACEMENT_FIELDS:
             value = data.get(field)
             if value is None:
@@ -656,7 +470,7 @@ def _judge_all(at: tuple[Any, ...], named: dict[str, Any], axes: frozenset[str] 
                 walk.violations.append(Violation("placement", (*at, axis), "a placement is a "
                                                  f"string ({_FORMS}), found {describe(text)}"))
             continue
-        if text != "R" and _shards(text):
+        if text != "R" and placement_shards(text):
             shard.add((axis, text))
             shards = True
         verdict = _judge(axis, text, axes)
@@ -671,17 +485,17 @@ def _judge_all(at: tuple[Any, ...], named: dict[str, Any], axes: frozenset[str] 
 
 def _judge(axis: str, text: str, axes: frozenset[str] | None) -> tuple[str, str] | None:
     """``("violation" | "note", message)`` for one placement on one axis, or None."""
-    parsed = _parse(text)
-    if not isinstance(parsed, Placement):
-        return "violation", f"{json.dumps(text)} does not parse: {parsed}; write {_FORMS}"
+    found = parsed(text)
+    if not isinstance(found, Placement):
+        return "violation", f"{json.dumps(text)} does not parse: {found}; write {_FORMS}"
     if axes is not None and axis not in axes:
         return "violation", (f"axis {json.dumps(axis)} is not in mesh_dim_names "
                              f"[{', '.join(sorted(axes))}]: the runtime resolves placements "
                              "on those axes only, so this one would be silently ignored")
-    if parsed.dim is not None and parsed.dim < 0:
-        return "note", (f"{text} has a negative dim: an uneven shard of dim {-parsed.dim - 1} "
+    if found.dim is not None and found.dim < 0:
+        return "note", (f"{text} has a negative dim: an uneven shard of dim {-found.dim - 1} "
                         "to current writers (upstream placement_to_string), dim "
-                        f"{parsed.dim} from the end to older ones; check which wrote this plan")
+                        f"{found.dim} from the end to older ones; check which wrote this plan")
     return None
 
 
@@ -802,7 +616,7 @@ def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,
 
 def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
                  specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
-                 model_type: Any = FROM_PLAN) -> Verification:
+                 model_type: ModelTypeSetting = FROM_PLAN) -> Verification:
     """The violations and notes of the named ``checks``, in check order.
 
     ``checks=None`` runs :data:`DEFAULT_CHECKS`, plus ``spec-coverage`` when
@@ -835,7 +649,7 @@ def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
 
 def verify(plan: Plan, checks: str | Sequence[str] | None = None, *,
            specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
-           model_type: Any = FROM_PLAN) -> tuple[Violation, ...]:
+           model_type: ModelTypeSetting = FROM_PLAN) -> tuple[Violation, ...]:
     """The violations of every default check (or of the named ``checks``), in check order.
 
     See :func:`verification`, which also returns the notes.
@@ -869,8 +683,8 @@ class _Verify:
 
 
 def verifier(checks: str | Sequence[str] | None = None, *, specs: SpecRegistry | None = None,
-             rules: Iterable[InlineRule] | None = None, model_type: Any = FROM_PLAN,
-             ) -> Verifier:
+             rules: Iterable[InlineRule] | None = None,
+             model_type: ModelTypeSetting = FROM_PLAN) -> Verifier:
     """:func:`verify` with these settings, as a verifier for ``pipeline.verified(...)``.
 
     >>> verifier("class-key", model_type="qwen3_moe")

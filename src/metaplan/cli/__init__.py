@@ -1,5 +1,5 @@
 """The ``metaplan`` command; see :func:`main` and ``metaplan --help``."""
 
-from metaplan.cli._main import main
+from metaplan.cli._main import console, main
 
-__all__ = ["main"]
+__all__ = ["console", "main"]

@@ -19,10 +19,9 @@ from metaplan.cli._common import (
     settings_of,
 )
 from metaplan.errors import InputError
-from metaplan.frozen import freeze_owned, json_equal
+from metaplan.frozen import freeze_owned, json_equal, shorten
 from metaplan.jsonio import parse_json
 from metaplan.plan import Plan, load
-from metaplan.report import short
 from metaplan.verify import verifier
 
 __all__ = ["bisect"]
@@ -54,7 +53,7 @@ _GONE: Any = object()
 
 
 def _shown(value: Any) -> str:
-    return "(absent)" if value is _GONE else short(value)
+    return "(absent)" if value is _GONE else shorten(value)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -9,7 +9,8 @@ import sys
 from functools import partial
 from typing import Any
 
-from metaplan.changes import ChangeRecord, dumps_records, invert, load_records, to_json_patch
+from metaplan.algebra import invert
+from metaplan.change import ChangeRecord
 from metaplan.cli._bisect import bisect
 from metaplan.cli._common import (
     Timer,
@@ -29,8 +30,10 @@ from metaplan.diff import diff
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty, write_many_atomic
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+from metaplan.patch import to_json_patch
 from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
+from metaplan.records import dumps_records, load_records
 from metaplan.report import format_diff, format_explain
 from metaplan.verify import CHECKS, verification
 
@@ -161,8 +164,9 @@ def _diff(args: argparse.Namespace) -> int:
     names = None if args.passes is None else parse_passes(args.passes)
     a, b = load(args.a), load(args.b)
     labels = (args.a, args.b)
-    if names is not None:  # each side runs the passes built for its own input
-        a, b = (build_pipeline(names, plan).run(plan).final for plan in (a, b))
+    if names is not None:
+        line = build_pipeline(names)  # holds no plan: each side runs it on its own input
+        a, b = line.run(a).final, line.run(b).final
         labels = (f"{args.a} after {format_passes(names)}", f"{args.b} after "
                   f"{format_passes(names)}")
     record = diff(a, b)
@@ -172,7 +176,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     plan = load(args.plan)
-    first, second = pipeline_from(args, plan), pipeline_from(args, plan, "against_")
+    first, second = pipeline_from(args), pipeline_from(args, "against_")
     found = compare(plan, first, second)
     heading = f"A: {_settings(args, '')}\nB: {_settings(args, 'against_')}\n"
     if found.state is None or found.diff is None:

@@ -11,7 +11,6 @@ from typing import Any, NamedTuple, TypeVar
 
 from metaplan.errors import InputError
 from metaplan.jsonio import read_json, write_many_atomic
-from metaplan.passes import FROM_PLAN
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
@@ -25,6 +24,7 @@ from metaplan.rules import (
     load_specs,
     model_type_of,
 )
+from metaplan.settings import FROM_PLAN, ModelTypeSetting
 from metaplan.verify import parse_checks, verifier
 
 __all__ = [
@@ -117,11 +117,11 @@ def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
 
 
 class Settings(NamedTuple):
-    """What ``--specs``, ``--rules`` and ``--model-type`` ask for (None: the defaults)."""
+    """What ``--specs``, ``--rules`` and ``--model-type`` ask for (None: not given)."""
 
     specs: SpecRegistry | None
     rules: tuple[InlineRule, ...] | None
-    model_type: Any
+    model_type: ModelTypeSetting
 
 
 def settings_of(args: argparse.Namespace, prefix: str = "") -> Settings:
@@ -145,18 +145,17 @@ def model_type_line(args: argparse.Namespace, plan: Mapping[str, Any], prefix: s
     return f"model type: {found.describe()}{alias}"
 
 
-def pipeline_from(args: argparse.Namespace, plan: Plan, prefix: str = "") -> Pipeline:
+def pipeline_from(args: argparse.Namespace, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
     names = _names(args, prefix)
     specs, rules, model_type = settings_of(args, prefix)
     registry = specs if specs is not None else BUILTIN_SPECS
-    canonical = registry.canonical_model_type(model_type) if model_type is not FROM_PLAN \
-        else FROM_PLAN
-    if model_type is not FROM_PLAN and all(key[1] != canonical for key in registry.specs):
+    if model_type is not FROM_PLAN and all(
+            key[1] != registry.canonical_model_type(model_type) for key in registry.specs):
         note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
                    "specs apply")
-    built = build_pipeline(names, plan, specs=specs, rules=rules, model_type=model_type,
-                           label=format_passes(names))
+    built = build_pipeline(names, specs=registry, rules=FROM_PLAN if rules is None else rules,
+                           model_type=model_type, label=format_passes(names))
     if getattr(args, "verify_each", False):
         return built.verified(verifier(specs=specs, rules=rules, model_type=model_type))
     return built
@@ -185,7 +184,7 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
         note(args, model_type_line(args, header if isinstance(header, Mapping) else {}))
         return None
     plan = plan if plan is not None else timer.time("load", lambda: load(args.plan))
-    built = pipeline_from(args, plan)
+    built = pipeline_from(args)
     trace = built.run(plan)
     return Run(plan, built, trace, timer)
 

@@ -6,10 +6,10 @@ from metaplan.passes.mark_shared import (
     non_boundary_classes,
 )
 from metaplan.passes.strip_ep import (
-    FROM_PLAN,
     EPTarget,
     StripEPSubBoundaries,
     find_ep_targets,
+    resolve_model_type,
     strip_ep_sub_boundaries,
 )
 from metaplan.passes.strip_external import (
@@ -18,7 +18,6 @@ from metaplan.passes.strip_external import (
 )
 
 __all__ = [
-    "FROM_PLAN",
     "EPTarget",
     "MarkSharedClassBoundaries",
     "StripEPSubBoundaries",
@@ -26,6 +25,7 @@ __all__ = [
     "find_ep_targets",
     "mark_shared_class_boundaries",
     "non_boundary_classes",
+    "resolve_model_type",
     "strip_ep_sub_boundaries",
     "strip_external_state_boundaries",
 ]

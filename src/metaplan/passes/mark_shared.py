@@ -8,8 +8,9 @@ is used instead.
 
 "Non-boundary" means ``is_boundary`` is exactly ``false``, and the classes of
 non-boundary modules are read from the class map *as it was before* the
-strip stages removed keys: pass it as ``class_map`` (``normalize`` binds the
-input plan's map). Without it the plan's current map is used.
+strip stages removed keys: by default the class map of the run's input
+(:data:`~metaplan.settings.RUN_INPUT`), bound when a run starts, as the seed
+captures it when it starts.
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pyrsistent import PMap
-
-from metaplan.changes import Change
-from metaplan.frozen import JSONMap, mirror
-from metaplan.passes._edits import set_flag
-from metaplan.pipeline import ChangesPass
+from metaplan.edit import Edit
+from metaplan.frozen import JSONMap
+from metaplan.pipeline import EditPass
 from metaplan.plan import Plan
+from metaplan.settings import RUN_INPUT, FromRun
 
 __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_boundary_classes"]
 
@@ -32,10 +31,9 @@ __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_bou
 def non_boundary_classes(plan: Plan, class_map: Mapping[str, Any]) -> dict[Any, list[str]]:
     """Class -> its first two (in FQN order) non-boundary FQNs, as examples for a why."""
     example: dict[Any, list[str]] = {}
-    classes = mirror(class_map) if isinstance(class_map, PMap) else class_map
-    for fqn, entry in mirror(plan.param_plan).items():
-        if type(entry) is JSONMap and entry._data.get("is_boundary") is False:
-            cls = classes.get(fqn)
+    for fqn, entry in plan.index("param_plan").items():
+        if type(entry) is JSONMap and entry.get("is_boundary") is False:
+            cls = class_map.get(fqn)
             if cls is not None:
                 known = example.get(cls)
                 if known is None:
@@ -56,34 +54,45 @@ def _why(cls: Any, fqn: str, examples: list[str]) -> str:
 
 
 @dataclass(frozen=True, repr=False)
-class MarkSharedClassBoundaries(ChangesPass):
+class MarkSharedClassBoundaries(EditPass):
     """The seed's ``_mark_shared_class_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "mark_shared_class_boundaries"
-    class_map: Mapping[str, Any] | None = None
+    class_map: Mapping[str, Any] | FromRun = RUN_INPUT
 
-    def changes(self, plan: Plan) -> list[Change]:
-        class_map = plan.boundary_classes if self.class_map is None else self.class_map
+    def for_run(self, run_input: Plan) -> MarkSharedClassBoundaries:
+        """This pass with :data:`RUN_INPUT` bound to ``run_input``'s class map."""
+        if self.class_map is not RUN_INPUT:
+            return self
+        return MarkSharedClassBoundaries(run_input.index("boundary_classes"))
+
+    def edit(self, edit: Edit) -> None:
+        plan = edit.plan
+        class_map = (plan.index("boundary_classes") if self.class_map is RUN_INPUT
+                     else self.class_map)
         example = non_boundary_classes(plan, class_map)
         if not example:
-            return []
-        param_plan = mirror(plan.param_plan)
-        changes = []
-        shared = sorted((fqn, cls) for fqn, cls in mirror(plan.boundary_classes).items()
+            return
+        entries = plan.index("param_plan")
+        shared = sorted((fqn, cls) for fqn, cls in plan.index("boundary_classes").items()
                         if cls in example)
         for fqn, cls in shared:
-            why = _why(cls, fqn, example[cls])
-            change = set_flag(param_plan.get(fqn), fqn, "skip_source_lowering", True, why)
-            if change is not None:
-                changes.append(change)
-        return changes
+            entry = entries.get(fqn)
+            if type(entry) is JSONMap and entry.get("skip_source_lowering") is not True:
+                edit.set(("param_plan", fqn, "skip_source_lowering"), True,
+                         _why(cls, fqn, example[cls]))
 
     def __repr__(self) -> str:
-        bound = "plan's own" if self.class_map is None else f"<{len(self.class_map)} FQNs>"
+        bound = ("RUN_INPUT" if self.class_map is RUN_INPUT
+                 else f"<{len(self.class_map)} FQNs>")
         return f"mark_shared_class_boundaries(class_map={bound})"
 
 
-def mark_shared_class_boundaries(*, class_map: Mapping[str, Any] | None = None,
+def mark_shared_class_boundaries(*, class_map: Mapping[str, Any] | FromRun = RUN_INPUT,
                                  ) -> MarkSharedClassBoundaries:
-    """Stage 3; ``class_map`` is the pre-strip FQN -> class map (default: the plan's own)."""
+    """Stage 3; ``class_map`` is the pre-strip FQN -> class map (default: the run input's).
+
+    Called outside a run, :data:`RUN_INPUT` reads the plan it is given (a
+    run of one pass).
+    """
     return MarkSharedClassBoundaries(class_map)

@@ -17,41 +17,38 @@ metaplan.errors.SpecError: --passes: unknown pass 'strip-ep' (did you mean strip
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from metaplan.errors import SpecError
+from metaplan.names import parse_names
 from metaplan.passes.mark_shared import mark_shared_class_boundaries
 from metaplan.passes.slim import slim
-from metaplan.passes.strip_ep import FROM_PLAN, strip_ep_sub_boundaries
+from metaplan.passes.strip_ep import strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
 from metaplan.pipeline import Pass, Pipeline
-from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
 
 __all__ = ["NORMALIZE", "PASSES", "Settings", "build_pipeline", "format_passes", "parse_passes"]
 
 
 class Settings(NamedTuple):
-    """What a pass may be built from: the input plan and the user's rules and specs."""
+    """What a pass may be built from: the user's rules, specs and model type (no plan)."""
 
-    plan: Plan
     specs: SpecRegistry = BUILTIN_SPECS
-    rules: tuple[InlineRule, ...] | None = None
-    model_type: Any = FROM_PLAN
+    rules: tuple[InlineRule, ...] | FromPlan = FROM_PLAN
+    model_type: ModelTypeSetting = FROM_PLAN
 
 
 PASSES: dict[str, Callable[[Settings], Pass]] = {
     "strip-ep-sub-boundaries": lambda s: strip_ep_sub_boundaries(
         rules=s.rules, specs=s.specs, model_type=s.model_type),
     "strip-external-state-boundaries": lambda s: strip_external_state_boundaries(),
-    # the class map as it was before any pass ran: the seed's full_class_map
-    "mark-shared-class-boundaries": lambda s: mark_shared_class_boundaries(
-        class_map=s.plan.boundary_classes),
+    # reads the class map of the run's input, as the seed's full_class_map
+    "mark-shared-class-boundaries": lambda s: mark_shared_class_boundaries(),
     "slim": lambda s: slim,
 }
-"""Pass name -> how to build it for one run."""
+"""Pass name -> how to build it from the settings."""
 
 NORMALIZE = tuple(name for name in PASSES if name != "slim")
 """The seed's three stages, in its order (``slim`` runs only when named)."""
@@ -59,26 +56,9 @@ NORMALIZE = tuple(name for name in PASSES if name != "slim")
 
 def parse_passes(text: str, *, where: str = "--passes") -> tuple[str, ...]:
     """The pass names of a spec, checked; ``normalize`` expands to :data:`NORMALIZE`."""
-    names: list[str] = []
-    for word in text.split(","):
-        name = word.strip().replace("_", "-")
-        if name == "normalize":
-            names.extend(NORMALIZE)
-        elif name in PASSES:
-            names.append(name)
-        else:
-            raise SpecError(f"{where}: {_unknown(word.strip())}", source=where)
-    return tuple(names)
-
-
-def _unknown(word: str) -> str:
-    if not word:
-        return "an empty pass name (two commas, or a comma at an end?)"
-    close = difflib.get_close_matches(word.replace("_", "-"), [*PASSES, "normalize"], n=1,
-                                      cutoff=0.4)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return (f"unknown pass {word!r}{hint}; known: {', '.join(PASSES)}, and normalize for "
-            "the seed's three stages")
+    return parse_names(text, tuple(PASSES), what="pass", where=where,
+                       groups={"normalize": NORMALIZE},
+                       note=", and normalize for the seed's three stages")
 
 
 def format_passes(names: Iterable[str]) -> str:
@@ -86,21 +66,20 @@ def format_passes(names: Iterable[str]) -> str:
     return ",".join(names)
 
 
-def build_pipeline(names: str | Sequence[str], plan: Plan, *,
-                   specs: SpecRegistry | None = None,
-                   rules: Iterable[InlineRule] | None = None, model_type: Any = FROM_PLAN,
+def build_pipeline(names: str | Sequence[str], *, specs: SpecRegistry = BUILTIN_SPECS,
+                   rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
+                   model_type: ModelTypeSetting = FROM_PLAN,
                    label: str | None = None) -> Pipeline:
     """The pipeline of the named passes (a spec, or names as :func:`parse_passes` takes
-    them), built for a run on ``plan``.
+    them). It holds no plan: run it on any.
 
-    >>> from metaplan.plan import Plan
-    >>> [step.name for step in build_pipeline("strip_ep_sub_boundaries,normalize", Plan())]
+    >>> [step.name for step in build_pipeline("strip_ep_sub_boundaries,normalize")]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['strip_ep_sub_boundaries', 'strip_ep_sub_boundaries', 'strip_external_state_boundaries',
      'mark_shared_class_boundaries']
     """
     words = [names] if isinstance(names, str) else list(names)
     checked = [name for word in words for name in parse_passes(word, where="build_pipeline")]
-    settings = Settings(plan, BUILTIN_SPECS if specs is None else specs,
-                        None if rules is None else tuple(rules), model_type)
+    settings = Settings(specs, rules if isinstance(rules, FromPlan) else tuple(rules),
+                        model_type)
     return Pipeline(tuple(PASSES[name](settings) for name in checked), label)

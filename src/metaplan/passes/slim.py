@@ -41,17 +41,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metaplan.changes import Change
-from metaplan.frozen import JSONMap, canonical_bytes, freeze_owned, mirror, to_raw
-from metaplan.pipeline import Pass, changes_pass
-from metaplan.plan import Plan
-from metaplan.verify import (
+from metaplan.change import Change
+from metaplan.emitter import (
     PLACEMENT_FIELDS,
     Placement,
     boundaries_by_class,
-    injections_by_class,
+    injection_index,
     parse_placement,
+    raw_entry,
 )
+from metaplan.frozen import JSONMap, canonical_bytes, freeze_owned
+from metaplan.pipeline import Pass, changes_pass
+from metaplan.plan import Plan
 
 __all__ = [
     "BOUNDARY_FIELDS",
@@ -125,7 +126,7 @@ def is_identity_form(entry: Mapping[str, Any], axes: Sequence[str],
     if injection is not None and (injection.get("local_compute_fn") is not None
                                   or injection.get("inner_wrapper") is not None):
         return False
-    data = to_raw(entry)
+    data = raw_entry(entry)
     for src_field, dst_field in _SIDES:
         src, dst = _named(data, src_field), _named(data, dst_field)
         for name in set(src) | set(dst):
@@ -149,9 +150,10 @@ def _axes(plan: Plan) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _without_params(entry: Any) -> bytes:
-    data = dict(to_raw(entry))
-    data.pop("params", None)
+def _without_params(data: dict[str, Any]) -> bytes:
+    if "params" in data:
+        data = dict(data)
+        del data["params"]
     return canonical_bytes(data)
 
 
@@ -165,18 +167,17 @@ def identity_classes(plan: Plan) -> dict[str, list[str]]:
     axes = _axes(plan)
     if axes is None:
         return {}
-    entries = mirror(plan.param_plan)
-    injections = injections_by_class(plan)
+    injections = injection_index(plan)[0]
     found = {}
-    for name, fqns in boundaries_by_class(plan).items():
+    for name, group in sorted(boundaries_by_class(plan).items()):
         if name in TORCH_NN_CLASSES:
             continue  # imported: no forward in the source to leave alone
         if name in injections and injections[name] is None:
             continue  # conflicting injections: upstream refuses the class
-        if len({_without_params(entries[fqn]) for fqn in fqns}) != 1:
+        if len({_without_params(data) for _, data in group}) != 1:
             continue  # two contracts: upstream refuses the class
-        if is_identity_form(entries[fqns[0]], axes, injections.get(name)):
-            found[name] = fqns
+        if is_identity_form(group[0][1], axes, injections.get(name)):
+            found[name] = [fqn for fqn, _ in group]
     return found
 
 
@@ -211,13 +212,13 @@ def _prune(fqn: str, data: dict[str, Any], name: str, changes: list[Change]) -> 
 def slim_changes(plan: Plan) -> list[Change]:
     """The changes of ``slim``, by FQN: pruned fields first, then ``R`` axes of the rest."""
     pruned = {fqn: name for name, fqns in identity_classes(plan).items() for fqn in fqns}
-    entries = mirror(plan.param_plan)
+    entries = plan.index("param_plan")
     changes: list[Change] = []
     for fqn in sorted(entries):
         entry = entries[fqn]
         if type(entry) is not JSONMap and not isinstance(entry, Mapping):
             continue
-        data = to_raw(entry)
+        data = raw_entry(entry)
         name = pruned.get(fqn)
         if name is not None:
             _prune(fqn, data, name, changes)

@@ -6,9 +6,10 @@ sub-modules directly, so the target itself and the sub-modules its spec names
 marked ``is_boundary: false`` and leave ``boundary_classes``. Their
 ``param_plan`` entries stay, so parameter sharding still applies.
 
-Indexed, not all-pairs: exact-FQN patterns are lookups, glob patterns only
-meet the FQNs of the spec's target class, and sub-modules are found by a
-binary search over the sorted FQNs.
+Indexed, not all-pairs: exact-FQN patterns are lookups; a glob pattern only
+meets the FQNs of its spec's target class that share its literal prefix or
+suffix (found by binary search); sub-modules are found by a binary search
+over the sorted FQNs.
 
 Unlike the seed, each spec's own strip patterns apply to that spec's own
 targets (the seed applies the last non-empty spec's patterns to every
@@ -21,14 +22,13 @@ import fnmatch
 import functools
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from metaplan.changes import Change
-from metaplan.frozen import mirror
+from metaplan.edit import Edit
 from metaplan.passes._edits import unboundary
-from metaplan.pipeline import ChangesPass
+from metaplan.pipeline import EditPass
 from metaplan.plan import Plan
 from metaplan.rules import (
     BUILTIN_SPECS,
@@ -38,28 +38,25 @@ from metaplan.rules import (
     model_type_of,
     rules_from_plan,
 )
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
 
-__all__ = ["FROM_PLAN", "EPTarget", "StripEPSubBoundaries", "find_ep_targets",
+__all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model_type",
            "strip_ep_sub_boundaries"]
 
-
-class _FromPlan:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "FROM_PLAN"
-
-
-FROM_PLAN: Any = _FromPlan()
-"""Take the setting from the plan: its ``injections`` for rules, its ``model_type``."""
-
-_GLOB_CHARS = re.compile(r"[*?\[]")
+_GLOB_START = re.compile(r"[*?\[]")
+_GLOB_END = re.compile(r"[*?\[\]][^*?\[\]]*\Z")
 
 
 @functools.lru_cache(maxsize=4096)
 def _matcher(pattern: str) -> Callable[[str], Any]:
     """``fnmatch`` semantics (case-sensitive, as on POSIX), compiled once."""
     return re.compile(fnmatch.translate(pattern)).match
+
+
+def resolve_model_type(setting: ModelTypeSetting, plan: Plan) -> str | None:
+    """The model type a setting names: the plan's own for :data:`FROM_PLAN`, read as
+    upstream reads it (:func:`~metaplan.rules.model_type_of`)."""
+    return model_type_of(plan).value if setting is FROM_PLAN else setting
 
 
 @dataclass(frozen=True)
@@ -87,6 +84,35 @@ def _resolve(rules: Iterable[InlineRule], specs: SpecRegistry,
     return out
 
 
+class _Names:
+    """Names sorted forwards and backwards: the ones with a literal prefix or suffix, fast."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.forward = sorted(names)
+        self.backward = sorted(name[::-1] for name in self.forward)
+
+    def candidates(self, pattern: str) -> Sequence[str]:
+        """The names that could match ``pattern``: those with its literal prefix or suffix."""
+        start = _GLOB_START.search(pattern)
+        prefix = pattern[:start.start()] if start else pattern
+        end = _GLOB_END.search(pattern)
+        suffix = pattern[end.start() + 1:][::-1] if end else ""
+        lo, hi = _span(self.forward, prefix)
+        rlo, rhi = _span(self.backward, suffix)
+        if hi - lo <= rhi - rlo:
+            return self.forward[lo:hi]
+        return [name[::-1] for name in self.backward[rlo:rhi]]
+
+
+def _span(names: list[str], prefix: str) -> tuple[int, int]:
+    """The slice of sorted ``names`` that start with ``prefix``."""
+    lo = bisect_left(names, prefix)
+    stem = prefix.rstrip("\U0010ffff")
+    if not stem:
+        return lo, len(names)
+    return lo, bisect_left(names, stem[:-1] + chr(ord(stem[-1]) + 1), lo)
+
+
 def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
                     specs: SpecRegistry, model_type: str | None) -> dict[str, EPTarget]:
     """FQN -> :class:`EPTarget` for every module a rule's spec claims."""
@@ -109,7 +135,7 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
     globs: dict[str, list[tuple[str, StrategySpec]]] = {}
     for pattern, spec in _resolve(rules, specs, model_type):
         assert spec.target_class is not None
-        if _GLOB_CHARS.search(pattern):
+        if _GLOB_START.search(pattern):
             globs.setdefault(spec.target_class, []).append((pattern, spec))
         elif classes.get(pattern) == spec.target_class:
             claim(pattern, pattern, spec)
@@ -119,10 +145,10 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
             if type(cls) is str and cls in globs:
                 by_class.setdefault(cls, []).append(fqn)
         for cls, items in globs.items():
-            fqns = sorted(by_class.get(cls, ()))
+            names = _Names(by_class.get(cls, ()))
             for pattern, spec in items:
                 match = _matcher(pattern)
-                for fqn in fqns:
+                for fqn in sorted(names.candidates(pattern)):
                     if match(fqn):
                         claim(fqn, pattern, spec)
     return found
@@ -147,37 +173,39 @@ def _sub_modules(fqns: list[str], target: EPTarget, marks: dict[str, str]) -> No
 
 
 @dataclass(frozen=True, repr=False)
-class StripEPSubBoundaries(ChangesPass):
+class StripEPSubBoundaries(EditPass):
     """The seed's ``_strip_ep_sub_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "strip_ep_sub_boundaries"
-    rules: tuple[InlineRule, ...] | None = None
+    rules: tuple[InlineRule, ...] | FromPlan = FROM_PLAN
     specs: SpecRegistry = BUILTIN_SPECS
-    model_type: Any = FROM_PLAN
+    model_type: ModelTypeSetting = FROM_PLAN
 
-    def changes(self, plan: Plan) -> list[Change]:
-        rules = rules_from_plan(plan) if self.rules is None else self.rules
-        model_type = model_type_of(plan).value if self.model_type is FROM_PLAN else self.model_type
-        classes = mirror(plan.boundary_classes)
-        targets = find_ep_targets(classes, rules, self.specs, model_type)
+    def edit(self, edit: Edit) -> None:
+        plan = edit.plan
+        rules = rules_from_plan(plan) if self.rules is FROM_PLAN else self.rules
+        model_type = resolve_model_type(self.model_type, plan)
+        targets = find_ep_targets(plan.index("boundary_classes"), rules, self.specs,
+                                  model_type)
         if not targets:
-            return []
+            return
         marks = {fqn: target.why for fqn, target in targets.items()}
         if any(target.strip_patterns for target in targets.values()):
-            fqns = sorted(mirror(plan.param_plan))
+            fqns = sorted(plan.index("param_plan"))
             for target in targets.values():
                 _sub_modules(fqns, target, marks)
-        return unboundary(plan, marks)
+        unboundary(edit, marks)
 
     def __repr__(self) -> str:
-        rules = "from plan" if self.rules is None else f"{len(self.rules)} rules"
-        return (f"strip_ep_sub_boundaries(rules=<{rules}>, specs={self.specs!r}, "
+        rules = "FROM_PLAN" if self.rules is FROM_PLAN else f"<{len(self.rules)} rules>"
+        return (f"strip_ep_sub_boundaries(rules={rules}, specs={self.specs!r}, "
                 f"model_type={self.model_type!r})")
 
 
-def strip_ep_sub_boundaries(*, rules: Iterable[InlineRule] | None = None,
-                            specs: SpecRegistry | None = None,
-                            model_type: Any = FROM_PLAN) -> StripEPSubBoundaries:
-    """Stage 1. ``rules=None`` reads the plan's injections; ``model_type``: the plan's."""
-    return StripEPSubBoundaries(None if rules is None else tuple(rules),
-                                BUILTIN_SPECS if specs is None else specs, model_type)
+def strip_ep_sub_boundaries(*, rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
+                            specs: SpecRegistry = BUILTIN_SPECS,
+                            model_type: ModelTypeSetting = FROM_PLAN) -> StripEPSubBoundaries:
+    """Stage 1. By default the rules come from the plan's injections and the model type
+    is the plan's (:data:`FROM_PLAN`); ``model_type=None`` means none."""
+    return StripEPSubBoundaries(rules if isinstance(rules, FromPlan) else tuple(rules),
+                                specs, model_type)

@@ -11,29 +11,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from metaplan.changes import Change
-from metaplan.frozen import mirror
+from metaplan.edit import Edit
 from metaplan.passes._edits import unboundary
-from metaplan.pipeline import ChangesPass
-from metaplan.plan import Plan
+from metaplan.pipeline import EditPass
 
 __all__ = ["StripExternalStateBoundaries", "strip_external_state_boundaries"]
 
 
 @dataclass(frozen=True, repr=False)
-class StripExternalStateBoundaries(ChangesPass):
+class StripExternalStateBoundaries(EditPass):
     """The seed's ``_strip_external_state_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "strip_external_state_boundaries"
 
-    def changes(self, plan: Plan) -> list[Change]:
+    def edit(self, edit: Edit) -> None:
+        plan = edit.plan
         external = frozenset(plan.external_state_classes)
         if not external:
-            return []
+            return
         marks = {fqn: (f"class {cls} is an external-state class: an inline strategy body "
                        "replaces its forward")
-                 for fqn, cls in mirror(plan.boundary_classes).items() if cls in external}
-        return unboundary(plan, marks)
+                 for fqn, cls in plan.index("boundary_classes").items() if cls in external}
+        unboundary(edit, marks)
 
     def __repr__(self) -> str:
         return "strip_external_state_boundaries()"

@@ -1,0 +1,195 @@
+"""Three-way merge of plans, and rebase of records: structural, reporting real conflicts only.
+
+``merge(base, ours, theirs)`` diffs each side against the base at the
+finest level the plan has (top-level fields, module entries by FQN, keys
+inside entries, and array items: :mod:`metaplan.sequences`). Changes at
+disjoint paths combine; the same change made on both sides is taken once;
+two different changes at one path, or one inside what the other replaced
+or removed, are a :class:`Conflict` naming the path and the three values.
+
+The result is ``ours`` with ``theirs``' changes replayed on it, and the
+record of exactly those changes (what turns ``ours`` into the result).
+
+>>> from metaplan.plan import Plan
+>>> base = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "tp": 1}}})
+>>> ours = Plan.from_json({"param_plan": {"m": {"is_boundary": False, "tp": 1}}})
+>>> theirs = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "tp": 2}}})
+>>> merged = merge(base, ours, theirs)
+>>> merged.conflicts, dict(merged.plan.param_plan["m"])
+((), {'is_boundary': False, 'tp': 2})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from metaplan.change import Change, ChangeRecord, Path
+from metaplan.diff import diff
+from metaplan.edit import Edit
+from metaplan.errors import ConflictError, format_path
+from metaplan.frozen import MISSING, json_equal, shorten, thaw
+from metaplan.plan import Plan
+
+__all__ = ["Conflict", "MergeResult", "merge", "rebase"]
+
+
+class Conflict(NamedTuple):
+    """Two sides changed one place differently: its path and the three values there.
+
+    A value absent on a side is :data:`~metaplan.frozen.MISSING`.
+    """
+
+    path: Path
+    base: Any
+    ours: Any
+    theirs: Any
+
+    def __str__(self) -> str:
+        return (f"{format_path(self.path)}: base {_shown(self.base)}, ours {_shown(self.ours)}, "
+                f"theirs {_shown(self.theirs)}")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"path", "base"?, "ours"?, "theirs"?}``: an absent value has no key."""
+        out: dict[str, Any] = {"path": list(self.path)}
+        for side in ("base", "ours", "theirs"):
+            value = getattr(self, side)
+            if value is not MISSING:
+                out[side] = thaw(value)
+        return out
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is MISSING else shorten(value, 60)
+
+
+class MergeResult(NamedTuple):
+    """The merged plan (``ours`` when there are conflicts), the record that turns ``ours``
+    into it, and the conflicts (empty: merged)."""
+
+    plan: Plan
+    record: ChangeRecord
+    conflicts: tuple[Conflict, ...]
+
+    @property
+    def clean(self) -> bool:
+        """Whether the sides merged without a conflict."""
+        return not self.conflicts
+
+
+def _overlaps(a: Path, b: Path) -> bool:
+    """Whether one path is the other or inside it."""
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _same_change(a: Change, b: Change) -> bool:
+    return a.op == b.op and a.path == b.path and (a.op == "remove" or json_equal(a.new, b.new))
+
+
+class _Index:
+    """One side's changes by path, and the paths that lie above a change."""
+
+    def __init__(self, changes: Sequence[Change]) -> None:
+        self.at = {change.path: change for change in changes}
+        self.above = {change.path[:n] for change in changes for n in range(1, len(change.path))}
+        self.below: dict[Path, list[Change]] | None = None
+
+    def meeting(self, path: Path) -> list[Change]:
+        """This side's changes at ``path``, inside it, or replacing something above it."""
+        at = self.at
+        found = [at[path[:n]] for n in range(1, len(path) + 1) if path[:n] in at]
+        if path in self.above:
+            if self.below is None:  # built once, when a change first lands above another
+                self.below = {}
+                for change in at.values():
+                    for n in range(1, len(change.path)):
+                        self.below.setdefault(change.path[:n], []).append(change)
+            found += self.below[path]
+        return found
+
+
+def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> MergeResult:
+    """Merge ``theirs``' changes from ``base`` into ``ours``; see the module's doc."""
+    mine = diff(base, ours, arrays="whole").changes
+    yours = diff(base, theirs, arrays="whole").changes
+    index = _Index(mine)
+    edit = Edit(ours)
+    conflicts: list[Conflict] = []
+    for change in yours:
+        met = index.meeting(change.path)
+        if not met:
+            edit.apply(change)
+        elif len(met) == 1 and _same_change(met[0], change):
+            continue
+        elif (len(met) == 1 and met[0].path == change.path and change.op == "set"
+              and met[0].op == "set" and _is_array(change.old)):
+            _merge_arrays(edit, change, met[0], conflicts)
+        else:
+            conflicts.append(_conflict(base, ours, theirs, change, met))
+    if conflicts:
+        return MergeResult(ours, ChangeRecord(name, ours, ours, ()), tuple(conflicts))
+    plan, record = edit.finish(name)
+    return MergeResult(plan, record, ())
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str)
+
+
+def _merge_arrays(edit: Edit, change: Change, ours: Change, conflicts: list[Conflict]) -> None:
+    """Both sides changed one array: merge it item by item."""
+    from metaplan.sequences import merge3  # the item-level three-way merge of arrays
+
+    merged, clashes = merge3(list(change.old), list(ours.new), list(change.new))
+    if clashes:
+        conflicts.append(Conflict(change.path, change.old, ours.new, change.new))
+    elif not json_equal(merged, ours.new):
+        edit.set(change.path, merged, change.why)
+
+
+def _conflict(base: Plan, ours: Plan, theirs: Plan, change: Change, met: list[Change]
+              ) -> Conflict:
+    """The conflict at the shortest of the paths involved, with each side's value there."""
+    path = min([change.path, *(c.path for c in met)], key=len)
+    return Conflict(path, value_at(base, path), value_at(ours, path), value_at(theirs, path))
+
+
+def value_at(plan: Plan, path: Path) -> Any:
+    """The value at ``path`` in ``plan`` (:data:`~metaplan.frozen.MISSING` when absent)."""
+    return Edit(plan).get(path, MISSING)
+
+
+def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
+           ) -> tuple[Plan, ChangeRecord, tuple[Conflict, ...]]:
+    """Apply each change whose old value holds on ``plan``; skip those already applied.
+
+    A change already applied is one whose new value is there (``set``,
+    ``add``) or whose key is gone (``remove``). Any other change is a
+    :class:`Conflict` (base: the record's old value, ours: what ``plan``
+    holds, theirs: the record's new value); with conflicts the plan is
+    returned unchanged.
+    """
+    edit = Edit(plan)
+    conflicts: list[Conflict] = []
+    for record in records:
+        for change in record.changes:
+            now = edit.get(change.path, MISSING)
+            if _applied(change, now):
+                continue
+            try:
+                edit.apply(change)
+            except ConflictError:
+                old = MISSING if change.op == "add" else change.old
+                new = MISSING if change.op == "remove" else change.new
+                conflicts.append(Conflict(change.path, old, now, new))
+    if conflicts:
+        return plan, ChangeRecord(name, plan, plan, ()), tuple(conflicts)
+    result, record = edit.finish(name)
+    return result, record, ()
+
+
+def _applied(change: Change, now: Any) -> bool:
+    if change.op == "remove":
+        return now is MISSING
+    return now is not MISSING and json_equal(now, change.new)
