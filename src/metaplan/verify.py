@@ -129,7 +129,7 @@ def _is_array(value: Any) -> bool:
 
 
 def _why_boundary(data: dict[str, Any]) -> str:
-    """Why :func:`is_boundary_entry` holds for a raw entry, for a message."""
+    """Why :func:`~metaplan.emitter.is_boundary_entry` holds for a raw entry, for a message."""
     flag = data.get("is_boundary")
     if flag is not None:
         return "" if flag is True else f" (is_boundary is {describe(flag)}, which is truthy)"
