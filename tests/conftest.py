@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,30 @@ def expected_bytes(name: str) -> bytes:
 @pytest.fixture(scope="session")
 def specs_path() -> Path:
     return DATA / "specs.json"
+
+
+# running the command -------------------------------------------------------------
+
+OLD = b"precious: an earlier output that must survive\n"
+
+
+def metaplan_cli(*args: object, env: dict[str, str] | None = None
+                 ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "metaplan", *map(str, args)],
+                          capture_output=True, timeout=120, check=False, env=env)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".metaplan-"))
+
+
+def assert_refused(done: subprocess.CompletedProcess[bytes], command: str, names: Path | None,
+                   fragment: bytes) -> None:
+    """Exit 2 and exactly one line on stderr: the command, the file (if any), and ``fragment``."""
+    err = done.stderr
+    assert done.returncode == 2, (done.returncode, err)
+    assert b"Traceback" not in err, err
+    assert err.startswith(f"metaplan {command}: error: ".encode()), err
+    assert err.count(b"\n") == 1 and err.endswith(b"\n"), err
+    assert names is None or os.fsencode(names) in err, err
+    assert fragment in err, err

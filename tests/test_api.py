@@ -30,13 +30,13 @@ PUBLIC = {
     "model_type_of", "slim", "verification", "verifier",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "jsonio", "rules", "schema", "digest",
-    "plan", "emitter", "change", "records", "algebra", "patch", "edit", "pipeline",
-    "passes._edits", "passes.strip_ep", "passes.strip_external", "passes.mark_shared",
-    "passes.slim", "passes.registry",
+    "version", "errors", "settings", "frozen", "names", "inputs", "outputs", "jsonio", "rules",
+    "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
+    "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
+    "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "ignore", "merge", "report", "verify", "compare", "compat",
-    "oracle", "testing",
-    "cli._common", "cli._bisect", "cli._commands", "cli._main", "cli", "__main__", "",
+    "oracle", "testing", "cli._common", "cli._paths", "cli._bisect", "cli._trace",
+    "cli._commands", "cli._main", "cli", "__main__", "",
 )
 """Every module, lowest first: a module imports only modules before it (the README's layers)."""
 MODULES = tuple(name for name in LAYERS if name not in ("__main__", ""))

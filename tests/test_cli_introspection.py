@@ -79,6 +79,10 @@ def test_a_trace_manifest_cannot_make_trace_delete_other_files(tmp_path: Path) -
     done = metaplan("trace", fixture_path(NAME), "--out", out)
     assert done.returncode == 2 and (out / "precious.txt").read_text() == "keep me"
     (out / "precious.txt").unlink()
+    done = metaplan("trace", fixture_path(NAME), "--out", out)  # named like a state, not listed
+    assert done.returncode == 2 and b"holds files no trace wrote (009-old-pass.json)" in done.stderr
+    assert (out / "009-old-pass.json").read_text() == "{}"
+    (out / "trace.json").write_text(json.dumps({"states": [{"plan": "009-old-pass.json"}]}))
     done = metaplan("trace", fixture_path(NAME), "--out", out)
     assert done.returncode == 0 and not (out / "009-old-pass.json").exists()
 

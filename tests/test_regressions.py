@@ -20,7 +20,7 @@ from metaplan.rules import InlineRule
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
 
 
-@pytest.mark.parametrize("value", [0.5, 1e16, 2**64, "\ud800", -0.0])
+@pytest.mark.parametrize("value", [0.5, 1e16, 2**64, "\U0001f600", -0.0])
 def test_odd_json_values_hash_normalize_and_diff(value: Any) -> None:
     meta = {"param_plan": {"a": {"x": value, "is_boundary": False}, "b": {"x": value}},
             "boundary_classes": {"a": "MLP", "b": "MLP"}}
@@ -30,6 +30,13 @@ def test_odd_json_values_hash_normalize_and_diff(value: Any) -> None:
     result = metaplan.normalize(a).plan
     assert result.param_plan["b"]["skip_source_lowering"] is True
     assert metaplan.dumps(result) == metaplan.dumps(metaplan.loads(metaplan.dumps(result)))
+
+
+def test_a_lone_surrogate_is_refused_in_memory_too() -> None:
+    meta = {"param_plan": {"a": {"x": "m\ud800"}}}
+    with pytest.raises(metaplan.InputError, match=r'param_plan\["a"\].x: a string that is not '
+                                                  r"Unicode text: it holds the lone surrogate"):
+        metaplan.Plan.from_json(meta)
 
 
 def test_minus_zero_is_not_zero() -> None:

@@ -26,7 +26,17 @@ from hypothesis import strategies as st
 
 import metaplan
 import metaplan.testing
-from conftest import DATA, FIXTURES, SOAK_EXAMPLES, fixture_path, raw_input
+from conftest import (
+    DATA,
+    FIXTURES,
+    OLD,
+    SOAK_EXAMPLES,
+    assert_refused,
+    fixture_path,
+    leftovers,
+    metaplan_cli,
+    raw_input,
+)
 from metaplan.compat import normalize_inline_meta
 from metaplan.oracle import reference_normalize
 from metaplan.records import dumps_records
@@ -34,31 +44,6 @@ from metaplan.testing import bad_plan_dicts, plan_dicts, rule_lists, spec_regist
 
 NAME = "deepseek_v3.hf5"
 SRC = Path(metaplan.__file__).resolve().parent
-OLD = b"precious: an earlier output that must survive\n"
-
-
-def metaplan_cli(*args: object, env: dict[str, str] | None = None
-                 ) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "metaplan", *map(str, args)],
-                          capture_output=True, timeout=120, check=False, env=env)
-
-
-def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".metaplan-"))
-
-
-def assert_refused(done: subprocess.CompletedProcess[bytes], command: str, names: Path | None,
-                   fragment: bytes) -> None:
-    """Exit 2 and exactly one line on stderr: the command, the file (if any), and ``fragment``."""
-    err = done.stderr
-    assert done.returncode == 2, (done.returncode, err)
-    assert b"Traceback" not in err, err
-    assert err.startswith(f"metaplan {command}: error: ".encode()), err
-    assert err.count(b"\n") == 1 and err.endswith(b"\n"), err
-    assert names is None or os.fsencode(names) in err, err
-    assert fragment in err, err
-
-
 # the catalog --------------------------------------------------------------------
 
 
@@ -89,7 +74,28 @@ PLAN_CASES: dict[str, tuple[bytes | None, bytes]] = {
     "top level an array": (b"[1, 2]", b"a plan is a JSON object, found an array"),
     "top level a string": (b'"plan"', b'a plan is a JSON object, found a string ("plan")'),
     "top level null": (b"null", b"a plan is a JSON object, found null"),
-    "not UTF-8": (b'{"model_type": "\xff\xfe"}', b"not valid JSON"),
+    "not UTF-8": (b'{"model_type": "\xff\xfe"}',
+                  b"model_type: not UTF-8 text: byte 0xff at line 1, column 17 (invalid start"),
+    "a lone surrogate in an FQN": (b'{"param_plan": {"m\\ud800.x": {}}}',
+                                   b'param_plan["m\\ud800.x"]: a key that is not Unicode text: '
+                                   b"it holds the lone surrogate \\ud800"),
+    "a lone surrogate in a value": (b'{"param_plan": {"m": {"p": ["a\\udfff"]}}}',
+                                    b'param_plan["m"].p[0]: a string that is not Unicode text'),
+    "not UTF-8 in an FQN": (b'{"param_plan": {"m.\xc3(": {}}}',
+                            b'param_plan["m.\\udcc3("]: not UTF-8 text: byte 0xc3 at line 1, '
+                            b"column 20 (invalid continuation byte)"),
+    "UTF-16 with a byte order mark": ('{"param_plan": {}}'.encode("utf-16"),
+                                      b"UTF-16 text (it starts with a byte order mark): metaplan "
+                                      b"reads UTF-8 JSON only; convert it, e.g. iconv -f UTF-16"),
+    "UTF-16 without one": ('{"param_plan": {}}'.encode("utf-16-le"),
+                           b"UTF-16 text (zero bytes between its characters)"),
+    "UTF-32": ('{"param_plan": {}}'.encode("utf-32"), b"UTF-32 text"),
+    "a key twice": (b'{"param_plan": {}, "model_type": "a", "model_type": "b"}',
+                    b'<root>: the key "model_type" appears twice in one object; JSON readers '
+                    b"disagree on which one counts: keep one"),
+    "a key twice in an entry": (b'{"param_plan": {"m": {"is_boundary": true, "x": "\\u003a", '
+                                b'"is_boundary": false}}}',
+                                b'param_plan["m"]: the key "is_boundary" appears twice'),
     "NaN": (b'{"x": NaN}', b"NaN is not a JSON number"),
     "Infinity": (b'{"x": [1, Infinity]}', b"Infinity is not a JSON number"),
     "-Infinity": (b'{"x": -Infinity}', b"-Infinity is not a JSON number"),
@@ -152,7 +158,7 @@ def test_a_bad_plan_exits_2_naming_the_file_and_where(case: str, tmp_path: Path)
     assert_refused(metaplan_cli("diff", fixture_path(NAME), bad, "-o", out), "diff", bad,
                    fragment)
     assert out.read_bytes() == OLD
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_directory_given_as_the_plan_is_refused(tmp_path: Path) -> None:
@@ -214,7 +220,7 @@ def test_bad_specs_and_rules_exit_2_naming_the_file_and_where(case: str, tmp_pat
     done = metaplan_cli("normalize", fixture_path(NAME), option, bad, "-o", out)
     assert_refused(done, "normalize", bad, fragment)
     assert out.read_bytes() == OLD
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path: Path) -> None:
@@ -290,7 +296,7 @@ def test_a_refused_replay_exits_2_and_writes_nothing(case: str, tmp_path: Path) 
     if setup.fragment.startswith(b"record '"):  # refused, not unreadable: both files named
         assert f"replay refused: {record} does not fit {plan}: ".encode() in done.stderr
     assert out.read_bytes() == OLD
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 # no data lost -------------------------------------------------------------------
@@ -347,7 +353,7 @@ def test_a_kill_mid_write_leaves_the_old_output_whole(tmp_path: Path) -> None:
     child.stdout.close()
     child.stderr.close()
     assert out.read_bytes() == OLD and rec.read_bytes() == OLD
-    left = _leftovers(out_dir)  # the one thing a kill leaves: a clearly named partial temp file
+    left = leftovers(out_dir)  # the one thing a kill leaves: a clearly named partial temp file
     assert len(left) == 1 and left[0].endswith(".tmp"), left
     partial = (out_dir / left[0]).read_bytes()
     result = metaplan.normalize(metaplan.load(fixture_path("deepseek_v3.hf4")))
@@ -363,7 +369,7 @@ def test_dying_before_the_rename_leaves_the_old_output_whole(tmp_path: Path) -> 
     _, err = child.communicate(timeout=60)
     assert child.returncode == 9, err
     assert out.read_bytes() == OLD
-    (left,) = _leftovers(tmp_path)
+    (left,) = leftovers(tmp_path)
     assert left.endswith(".tmp")
     assert (tmp_path / left).read_bytes() == metaplan.dumps(
         metaplan.normalize(metaplan.load(fixture_path(NAME))).plan)

@@ -33,8 +33,9 @@ from pyrsistent import PMap, PVector, pmap, pvector
 from metaplan.digest import DigestState, Touched, derive, digest_all, hexdigest
 from metaplan.errors import PlanError, describe
 from metaplan.frozen import MISSING, freeze_owned, interned, json_equal, paused_gc, thaw, to_raw
+from metaplan.inputs import source_name
 from metaplan.jsonio import check_tree, dumps_pretty, parse_json, read_bytes, write_atomic
-from metaplan.schema import check_entries, check_field
+from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
            "loads"]
@@ -154,7 +155,9 @@ class Plan(Mapping[str, Any]):
         The fields the passes read are checked as :mod:`metaplan.schema`
         says (a :class:`~metaplan.errors.PlanError` names the path); entries
         are kept as they are (``is_boundary: 1`` included, which
-        :func:`loads` refuses in a file).
+        :func:`loads` refuses in a file). An object without ``param_plan`` is
+        an empty plan here (a file must have one); one that looks like a
+        records, specs or rules file is refused, as :func:`loads` does.
         """
         if not isinstance(obj, Mapping):
             raise PlanError(f"a plan is a JSON object, found {describe(obj)}", source=source)
@@ -171,6 +174,7 @@ class Plan(Mapping[str, Any]):
         """A plan over raw data that no one else references (just parsed): no copy."""
         if type(raw) is not dict:
             raise PlanError(f"a plan is a JSON object, found {describe(raw)}", source=source)
+        refuse_other_files(raw, source)
         plain: dict[str, Any] = {}
         indexes: dict[str, Index] = {}
         for key, value in raw.items():
@@ -354,13 +358,14 @@ def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
         raw = parse_json(data, source=source)
         if type(raw) is dict:
             check_entries(raw.get("param_plan"), source)
-        return Plan._from_raw(raw, source=source)
+        plan = Plan._from_raw(raw, source=source)
+        require_param_plan(raw, source)
+        return plan
 
 
 def load(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file."""
-    source = os.fspath(path)
-    return loads(read_bytes(path), source=source)
+    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin."""
+    return loads(read_bytes(path), source=source_name(path))
 
 
 def dumps(plan: Plan) -> bytes:

@@ -23,6 +23,7 @@ from typing import Any
 from metaplan.change import LEGACY_HASH, OPS, Change, ChangeRecord
 from metaplan.errors import InputError, describe
 from metaplan.frozen import freeze, shorten
+from metaplan.inputs import source_name
 from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.schema import check_value
 
@@ -62,8 +63,8 @@ def record_from_json(obj: Any, *, where: str = "record") -> ChangeRecord:
         raise InputError(f"{where}: a record is an object, found {describe(obj)}")
     found = obj.get("format", RECORD_FORMAT)
     if found not in _RECORD_FORMATS:
-        raise InputError(f"{where}.format: expected {RECORD_FORMAT!r} (or the older "
-                         f"{LEGACY_FORMATS[0]!r}), found {describe(found)}")
+        raise InputError(f'{where}.format: expected "{RECORD_FORMAT}" (or the older '
+                         f'"{LEGACY_FORMATS[0]}"), found {describe(found)}')
     for key in ("pass", "base", "result"):
         if not isinstance(obj.get(key), str):
             raise InputError(f"{where}.{key}: must be a string, found {describe(obj.get(key))}")
@@ -119,6 +120,9 @@ def records_to_json(records: Iterable[ChangeRecord]) -> dict[str, Any]:
 
 def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecord, ...]:
     """Records from a records file, or from a single record object."""
+    if isinstance(obj, Mapping) and "param_plan" in obj:
+        raise InputError(f"{source}: not records: this is a plan (it has param_plan); records "
+                         "are what normalize --record or diff --format json write", source=source)
     if isinstance(obj, Mapping) and obj.get("format") in _RECORD_FORMATS:
         return (record_from_json(obj, where=source),)
     if not isinstance(obj, Mapping) or not isinstance(obj.get("records"), list):
@@ -128,8 +132,9 @@ def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecor
                          f"[...]}} or a single record, found {found}", source=source)
     found = obj.get("format", RECORDS_FORMAT)
     if found not in _RECORDS_FORMATS:
-        raise InputError(f"{source}: format: expected {RECORDS_FORMAT!r} (or the older "
-                         f"{LEGACY_FORMATS[1]!r}), found {describe(found)}", source=source)
+        raise InputError(f'{source}: format: expected "{RECORDS_FORMAT}" (a records file; or '
+                         f'the older "{LEGACY_FORMATS[1]}") or "{RECORD_FORMAT}" (one record), '
+                         f"found {describe(found)}", source=source)
     return tuple(record_from_json(item, where=f"{source}: records[{i}]")
                  for i, item in enumerate(obj["records"]))
 
@@ -145,9 +150,8 @@ def loads_records(data: bytes | str, *, source: str = "records") -> tuple[Change
 
 
 def load_records(path: str | os.PathLike[str]) -> tuple[ChangeRecord, ...]:
-    """Read records from a file (``.json`` or ``.json.gz``)."""
-    source = os.fspath(path)
-    return loads_records(read_bytes(path), source=source)
+    """Read records from a file (``.json`` or ``.json.gz``; ``-`` is stdin)."""
+    return loads_records(read_bytes(path), source=source_name(path))
 
 
 def dump_records(records: Iterable[ChangeRecord], path: str | os.PathLike[str]) -> None:

@@ -36,7 +36,8 @@ __all__ = [
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
 _TOP = "(top level)"
-_NUMBERS = re.compile(r"(\d+)")
+_NUMBERS = re.compile(r"([0-9]+)")
+_DIGITS = frozenset("0123456789")
 
 
 def _where(change: Change) -> tuple[str, str]:
@@ -72,7 +73,7 @@ def natural_key(fqn: str) -> tuple[tuple[int, int, str], ...]:
     >>> sorted(["m.layers." + "9" * 5000, "m.layers.10"], key=natural_key)[0]
     'm.layers.10'
     """
-    return tuple((0, len(part.lstrip("0")), part) if part.isdigit() else (1, 0, part)
+    return tuple((0, len(part.lstrip("0")), part) if part[0] in _DIGITS else (1, 0, part)
                  for part in _NUMBERS.split(fqn) if part)
 
 

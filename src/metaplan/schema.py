@@ -22,7 +22,8 @@ from metaplan.errors import PlanError, describe
 from metaplan.frozen import to_raw
 from metaplan.rules import check_plan_rules
 
-__all__ = ["check_entries", "check_field", "check_value"]
+__all__ = ["check_entries", "check_field", "check_value", "refuse_other_files",
+           "require_param_plan"]
 
 _MAP_FIELDS = ("param_plan", "boundary_classes")
 _LIST_FIELDS = ("external_state_classes", "injections", "module_overrides")
@@ -111,3 +112,41 @@ def _check_item(field: str, path: Sequence[Any], value: Any, source: str | None)
         _check_class_names([(path[1], value)], field, source)
     else:
         check_plan_rules(field, [to_raw(value)], source, start=path[1])
+
+
+_OTHER_FILES = (
+    ("records", "a records file", "replay it on its plan (metaplan replay PLAN REC) or invert "
+                                  "it (metaplan invert REC)"),
+    ("specs", "a specs file", "give it with --specs"),
+    ("rules", "a rules file", "give it with --rules"),
+    ("states", "a trace's trace.json", "its states are the NNN-*.json files beside it"),
+)
+
+
+def refuse_other_files(raw: dict[str, Any], source: str | None) -> None:
+    """Refuse an object without ``param_plan`` that is another of metaplan's files."""
+    if "param_plan" in raw:
+        return
+    if str(raw.get("format", "")).startswith("metaplan.record"):
+        key, what, use = _OTHER_FILES[0]
+        found = f'"format": "{str(raw["format"])[:40]}"'
+    else:
+        key, what, use = next((item for item in _OTHER_FILES if item[0] in raw), ("", "", ""))
+        found = f'"{key}" and no "param_plan"'
+    if key:
+        raise PlanError(f"not a plan: this is {what} (it has {found}); {use}", source=source)
+
+
+def require_param_plan(raw: dict[str, Any], source: str | None) -> None:
+    """A plan file has a ``param_plan`` object: any other JSON object is not a plan."""
+    if raw.get("param_plan") is not None:
+        return
+    if "param_plan" in raw:
+        found = "found null"
+    elif raw:
+        keys = ", ".join(repr(key[:40]) for key in sorted(raw)[:6])
+        found = f"found an object without it (keys: {keys}{', ...' if len(raw) > 6 else ''})"
+    else:
+        found = "found an empty object"
+    raise PlanError(f"not a plan: a plan (codegen_meta.json) has a param_plan object of FQN -> "
+                    f"entry; {found}", path=("param_plan",), source=source)

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import sys
-from functools import partial
-from typing import Any
 
 from metaplan.algebra import invert
 from metaplan.change import ChangeRecord
@@ -15,6 +11,7 @@ from metaplan.cli._bisect import bisect
 from metaplan.cli._common import (
     Timer,
     checks_from,
+    json_name,
     note,
     option_of,
     output,
@@ -25,10 +22,11 @@ from metaplan.cli._common import (
     settings_of,
     to_stdout,
 )
+from metaplan.cli._trace import trace
 from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
-from metaplan.jsonio import dumps_pretty, write_many_atomic
+from metaplan.jsonio import dumps_pretty
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
 from metaplan.pipeline import replay
@@ -53,69 +51,6 @@ def _normalize(args: argparse.Namespace) -> int:
         note(args, f"wrote {args.output} ({plan.content_hash}); changes: {counts}")
     print_stats(args, run)
     return 0
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-") or "pass"
-
-
-_TRACE_FILE = re.compile(r"\d{3}-[a-z0-9.-]+\.json")
-
-
-def _trace(args: argparse.Namespace) -> int:
-    folder = args.out
-    stale = set() if args.print_pipeline else _trace_folder(folder)
-    run = run_pipeline(args)
-    if run is None:
-        return 0
-    files: dict[str, bytes] = {}
-    manifest: list[dict[str, Any]] = []
-    trace = run.trace
-    for index, state in enumerate(trace.states):
-        stem = f"{index:03d}-" + ("input" if index == 0 else _slug(trace.passes[index - 1]))
-        files[os.path.join(folder, stem + ".json")] = run.timer.time("dump", partial(dumps, state))
-        item: dict[str, Any] = {"index": index, "pass": trace.pass_of(index),
-                                "plan": stem + ".json", "hash": state.content_hash}
-        if index:
-            record = trace.records[index - 1]
-            files[os.path.join(folder, stem + ".record.json")] = dumps_records([record])
-            item.update(record=stem + ".record.json", changes=len(record))
-        manifest.append(item)
-    files[os.path.join(folder, "trace.json")] = dumps_pretty({
-        "pipeline": run.pipeline.name, "source": args.plan, "states": manifest})
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{folder}: cannot make the --out folder: {exc.strerror or exc}",
-                         source=folder) from exc
-    run.timer.time("write", lambda: write_many_atomic(files))
-    for name in stale - {os.path.basename(path) for path in files}:
-        os.unlink(os.path.join(folder, name))
-    say(*(f"{os.path.join(folder, item['plan'])}  {item['hash']}"
-          + (f"  {item['changes']} changes" if "changes" in item else "") for item in manifest))
-    print_stats(args, run)
-    return 0
-
-
-def _trace_folder(folder: str) -> set[str]:
-    """The files of an earlier trace in ``folder``, to replace; refuse any other content.
-
-    A trace folder holds ``trace.json`` and ``NNN-<pass>[.record].json`` files
-    only, so nothing else is ever overwritten or deleted.
-    """
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise InputError(f"{folder}: --out must be a folder; this is a file", source=folder)
-    if not os.path.isdir(folder):
-        return set()
-    present = set(os.listdir(folder))
-    foreign = sorted(name for name in present
-                     if name != "trace.json" and not _TRACE_FILE.fullmatch(name))
-    if foreign:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
-                                          else "")
-        raise InputError(f"{folder}: --out folder holds files no trace wrote ({shown}); give "
-                         "an empty or new folder, or one an earlier trace wrote", source=folder)
-    return {name for name in present if _TRACE_FILE.fullmatch(name)}
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -157,7 +92,7 @@ def _record_text(record: ChangeRecord, style: str, header: tuple[str, str]) -> b
     if style in ("jsonpatch", "patch"):
         return dumps_pretty(to_json_patch(record))
     head = f"--- {header[0]}  {record.base}\n+++ {header[1]}  {record.result}\n"
-    return (head + format_diff(record)).encode()
+    return (head + format_diff(record)).encode("utf-8", "surrogateescape")
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -213,10 +148,11 @@ def _verify(args: argparse.Namespace) -> int:
                          model_type=model_type)
     violations, notes = found.violations, found.notes
     if args.format == "json":
-        to_stdout(dumps_pretty({"plan": args.plan, "checks": list(found.checks), "violations": [
-            {"check": v.check, "path": list(v.path), "message": v.message} for v in violations],
-            "notes": [{"check": n.check, "path": list(n.path), "message": n.message}
-                      for n in notes]}))
+        to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),
+                                "violations": [{"check": v.check, "path": list(v.path),
+                                                "message": v.message} for v in violations],
+                                "notes": [{"check": n.check, "path": list(n.path),
+                                           "message": n.message} for n in notes]}))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
@@ -234,7 +170,7 @@ def _hash(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "normalize": _normalize, "trace": _trace, "replay": _replay, "invert": _invert,
+    "normalize": _normalize, "trace": trace, "replay": _replay, "invert": _invert,
     "explain": _explain, "diff": _diff, "compare": _compare, "bisect": bisect,
     "verify": _verify, "hash": _hash,
 }

@@ -2,7 +2,7 @@
 
 Exit codes, as diff(1): 0 success (no difference, no violation), 1 a
 difference or a violation was found, 2 bad input or a refused replay (one
-paragraph on stderr, no traceback, no file written).
+line on stderr, no traceback, no file written).
 """
 
 from __future__ import annotations
@@ -15,8 +15,18 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from metaplan.cli._commands import COMMANDS
+from metaplan.cli._common import one_line
+from metaplan.cli._paths import check_paths
 from metaplan.errors import ConflictError, InputError, PassError, VerificationError
 from metaplan.frozen import paused_gc
+from metaplan.inputs import (
+    DEFAULT_MAX_INPUT_SIZE,
+    ENV_MAX_INPUT_SIZE,
+    describe_size,
+    input_size_limit,
+    max_input_size,
+    parse_size,
+)
 from metaplan.passes.registry import PASSES
 from metaplan.verify import CHECKS
 from metaplan.version import __version__
@@ -24,6 +34,20 @@ from metaplan.version import __version__
 __all__ = ["console", "main"]
 
 _PASS_LIST = ", ".join(PASSES)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr, as every other error is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--max-input-size: ")) from exc
 
 
 def _pipeline_options(sub: argparse.ArgumentParser, *, plan: bool = True,
@@ -65,13 +89,14 @@ def _format_option(sub: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="metaplan",
         description="Normalize frozen parallelization plans (codegen_meta.json) with pure, "
                     "recorded passes. Exit 0: done (no difference, no violation); 1: a "
                     "difference or violation found; 2: bad input.")
     parser.add_argument("--version", action="version", version=f"metaplan {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=_Parser)
 
     sub = commands.add_parser("normalize", help="normalize a plan as the seed does")
     _pipeline_options(sub)
@@ -158,6 +183,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
+    for sub in commands.choices.values():
+        sub.add_argument("--max-input-size", metavar="SIZE", type=_size,
+                         help=f"refuse an input (or what its gzip data expands to) larger than "
+                              f"this, e.g. 4G (default: {ENV_MAX_INPUT_SIZE}, else "
+                              f"{describe_size(DEFAULT_MAX_INPUT_SIZE).split(' (')[0]})")
     return parser
 
 
@@ -180,26 +210,43 @@ def console() -> NoReturn:
     except SystemExit as exc:  # argparse: --help, --version, a usage error
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with standard output closed
+            sys.stdout.flush()
     except (OSError, ValueError):
         status = status or 2
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()
     os._exit(status)
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        return COMMANDS[args.command](args)
+        with input_size_limit(args.max_input_size):
+            max_input_size()  # a bad METAPLAN_MAX_INPUT_SIZE fails first
+            check_paths(args)
+            return COMMANDS[args.command](args)
     except VerificationError as exc:
-        print(f"metaplan {args.command}: verification failed: {exc}", file=sys.stderr)
+        _say(args, f"verification failed: {exc}")
         return 1
     except (InputError, ConflictError, PassError) as exc:
         message = str(exc)
         if isinstance(exc, ConflictError):
             message = (f"replay refused: {getattr(args, 'record', 'the records')} does not fit "
                        f"{getattr(args, 'plan', 'the plan')}: {message}")
-        print(f"metaplan {args.command}: error: {message}", file=sys.stderr)
+        _say(args, f"error: {message}")
         return 2
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        _say(args, f"error: out of memory; --max-input-size (now "
+                   f"{describe_size(max_input_size())}) bounds what an input may hold")
+        return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        _say(args, f"error: {where}{exc.strerror or exc}")
+        return 2
+
+
+def _say(args: argparse.Namespace, message: str) -> None:
+    """One line on stderr: ``metaplan CMD: message``, escaped and cut (see :func:`one_line`)."""
+    print(one_line(f"metaplan {args.command}: {message}"), file=sys.stderr)
