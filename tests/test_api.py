@@ -26,11 +26,15 @@ PUBLIC = {
     # introspection
     "Comparison", "VerificationError", "Violation", "build_pipeline", "compare", "format_passes",
     "parse_passes", "verify",
+    # the emitter's checks, upstream's model type, optional passes
+    "model_type_of", "slim", "verification", "verifier",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "inputs", "outputs", "jsonio", "rules",
-    "schema", "digest", "plan", "change", "records", "algebra", "patch", "edit", "pipeline",
-    "passes._edits", "passes.strip_ep", "passes.strip_external", "passes.mark_shared", "passes.registry",
+    "version", "errors", "settings", "frozen", "names", "braces", "sequences", "inputs",
+    "outputs", "jsonio", "rules",
+    "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
+    "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
+    "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "ignore", "merge", "report", "verify", "compare", "compat",
     "oracle", "testing", "cli._common", "cli._paths", "cli._bisect", "cli._trace",
     "cli._commands", "cli._main", "cli", "__main__", "",

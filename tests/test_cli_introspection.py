@@ -211,7 +211,8 @@ def test_passes_print_pipeline_and_stats(tmp_path: Path) -> None:
     assert stats[0].split() == ["pass", "changes", "modules", "ms"]
     assert stats[1].split()[:3] == ["mark_shared_class_boundaries", str(len(marked.record)),
                                     str(len(marked.record))]
-    assert [line.split()[0] for line in stats[2:]] == ["load", "dump", "write", "total"]
+    assert [line.split()[0] for line in stats[2:-1]] == ["load", "dump", "write", "total"]
+    assert stats[-1] == "model type: deepseek_v3 (the plan's model_type)"
 
 
 def test_jsonpatch_applies_to_the_thawed_input(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def test_each_check_names_the_place_and_what_is_wrong() -> None:
 
 def test_params_may_differ_within_a_class() -> None:
     raw = _small().to_json()
-    raw["param_plan"]["model.layers.1.mlp"]["params"] = {"other.weight": {"tp": "R"}}
+    raw["param_plan"]["model.layers.1.mlp"]["params"]["other.weight"] = {"tp": "R"}
     assert metaplan.verify(metaplan.Plan.from_json(raw)) == ()
 
 
@@ -215,7 +215,9 @@ def test_text_reports() -> None:
 
 
 def test_checks_are_listed_in_order() -> None:
-    assert list(CHECKS) == ["entry-object", "boundary-class", "class-key", "single-contract"]
+    assert list(CHECKS) == ["entry-object", "boundary-class", "class-key", "single-contract",
+                            "injection-agreement", "spec-coverage", "non-empty",
+                            "frozen-sharded-params", "placement", "schema"]
 
 
 def test_explain_is_in_pipeline_order_across_entry_and_class() -> None:

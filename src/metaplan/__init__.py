@@ -77,6 +77,7 @@ _EXPORTS = {
     "loads": "metaplan.plan",
     "loads_records": "metaplan.records",
     "mark_shared_class_boundaries": "metaplan.passes",
+    "model_type_of": "metaplan.rules",
     "normalize": "metaplan.normalize",
     "normalize_pipeline": "metaplan.normalize",
     "parse_passes": "metaplan.passes.registry",
@@ -84,10 +85,13 @@ _EXPORTS = {
     "replay": "metaplan.pipeline",
     "rules_from_plan": "metaplan.rules",
     "run": "metaplan.pipeline",
+    "slim": "metaplan.passes.slim",
     "strip_ep_sub_boundaries": "metaplan.passes",
     "strip_external_state_boundaries": "metaplan.passes",
     "thaw": "metaplan.frozen",
     "to_json_patch": "metaplan.patch",
+    "verification": "metaplan.verify",
+    "verifier": "metaplan.verify",
     "verify": "metaplan.verify",
 }
 """Public name -> the module that defines it; imported when first used."""
@@ -146,6 +150,7 @@ if TYPE_CHECKING:
         strip_external_state_boundaries,
     )
     from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+    from metaplan.passes.slim import slim
     from metaplan.patch import to_json_patch
     from metaplan.pipeline import (
         ChangesPass,
@@ -169,10 +174,11 @@ if TYPE_CHECKING:
         StrategySpec,
         load_rules,
         load_specs,
+        model_type_of,
         rules_from_plan,
     )
     from metaplan.settings import FROM_PLAN, RUN_INPUT
-    from metaplan.verify import Violation, verify
+    from metaplan.verify import Violation, verification, verifier, verify
     from metaplan.version import __version__
 
 __all__ = [
@@ -226,6 +232,7 @@ __all__ = [
     "loads",
     "loads_records",
     "mark_shared_class_boundaries",
+    "model_type_of",
     "normalize",
     "normalize_pipeline",
     "parse_passes",
@@ -233,9 +240,12 @@ __all__ = [
     "replay",
     "rules_from_plan",
     "run",
+    "slim",
     "strip_ep_sub_boundaries",
     "strip_external_state_boundaries",
     "thaw",
     "to_json_patch",
+    "verification",
+    "verifier",
     "verify",
 ]

@@ -2,21 +2,27 @@
 
 Rules come from the plan's own ``injections`` (and ``module_overrides``)
 unless given; specs come from a registry keyed by ``(target, model_type)``,
-looked up exactly, then with ``model_type=None``.
+looked up exactly, then under the model type an alias names, then with
+``model_type=None``. A plan's model type is read as upstream's emitter reads
+it (:func:`model_type_of`): its ``model_type``, else ``model_class``, else
+``source.architecture``.
 
 >>> spec = BUILTIN_SPECS.lookup(
 ...     "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn", "any")
 >>> spec.target_class, spec.strip_boundary_subpatterns
 ('DeepseekV3MoE', ('experts.*', 'shared_experts'))
+>>> BUILTIN_SPECS.canonical_model_type("Qwen3MoeForCausalLM")
+'qwen3_moe'
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyrsistent import PMap, PVector, pmap
 
@@ -25,14 +31,19 @@ from metaplan.frozen import JSONMap, freeze, thaw
 from metaplan.jsonio import read_json
 
 __all__ = [
+    "BUILTIN_ALIASES",
     "BUILTIN_SPECS",
+    "MODEL_TYPE_FIELDS",
     "InlineRule",
+    "ModelType",
     "SpecRegistry",
     "StrategySpec",
     "check_pattern",
     "check_plan_rules",
     "load_rules",
     "load_specs",
+    "model_key",
+    "model_type_of",
     "rules_from_plan",
 ]
 
@@ -71,30 +82,165 @@ class StrategySpec:
     options: JSONMap = field(default_factory=JSONMap)
 
 
+class ModelType(NamedTuple):
+    """The model type specs are looked up by, and where it was read from.
+
+    ``source`` is the plan field (``model_type``, ``model_class``,
+    ``source.architecture``), ``none`` when the plan names no model type, or
+    whatever a caller sets (the command line says ``--model-type``).
+    """
+
+    value: str | None
+    source: str
+
+    def describe(self) -> str:
+        """``deepseek_v3 (the plan's model_type)``: the value and where it came from.
+
+        >>> print(ModelType("DeepseekV3ForCausalLM", "model_class").describe())
+        DeepseekV3ForCausalLM (the plan's model_class)
+        >>> print(ModelType(None, "none").describe())
+        none (the plan has no model_type, model_class or source.architecture)
+        """
+        if self.value is None:
+            return ("none (the plan has no model_type, model_class or source.architecture)"
+                    if self.source == "none" else f"none ({self.source})")
+        where = (f"the plan's {self.source}" if self.source in MODEL_TYPE_FIELDS
+                 else self.source)
+        return f"{self.value} ({where})"
+
+
+MODEL_TYPE_FIELDS = ("model_type", "model_class", "source.architecture")
+"""Where :func:`model_type_of` looks, in order."""
+
+
+def model_type_of(plan: Mapping[str, Any]) -> ModelType:
+    """The model type of a plan (or plan dict), as upstream's codegen reads it.
+
+    The plan's ``model_type`` when it is a non-empty string, else its
+    ``model_class`` (upstream's emitter passes the entry model class,
+    e.g. ``DeepseekV3ForCausalLM``), else ``source["architecture"]`` (what
+    upstream's ``manager._record_inline_declarations`` reads), else none.
+    Spec lookups then resolve an architecture name to its model type through
+    the registry's aliases (:meth:`SpecRegistry.canonical_model_type`).
+
+    >>> model_type_of({"model_class": "DeepseekV3ForCausalLM",
+    ...                "source": {"architecture": "Other"}})
+    ModelType(value='DeepseekV3ForCausalLM', source='model_class')
+    >>> model_type_of({"model_type": "", "source": {"architecture": "Qwen3MoeForCausalLM"}})
+    ModelType(value='Qwen3MoeForCausalLM', source='source.architecture')
+    >>> model_type_of({})
+    ModelType(value=None, source='none')
+    """
+    for name in MODEL_TYPE_FIELDS[:2]:
+        value = plan.get(name)
+        if isinstance(value, str) and value:
+            return ModelType(value, name)
+    source = plan.get("source")
+    if isinstance(source, Mapping):
+        value = source.get("architecture")
+        if isinstance(value, str) and value:
+            return ModelType(value, MODEL_TYPE_FIELDS[2])
+    return ModelType(None, "none")
+
+
+_ARCH_SUFFIXES = ("forcausallm", "forconditionalgeneration", "forsequenceclassification",
+                  "forimagetexttotext")
+
+
+def model_key(name: str) -> str:
+    """The spelling-free key of a model type, as upstream's model registry compares them.
+
+    Lower case, without ``_`` and ``-``, and without an HF task suffix
+    (upstream ``models/registry._normalize_family_key``), so ``deepseek_v3``,
+    ``deepseekv3`` and ``DeepseekV3ForCausalLM`` name one family.
+
+    >>> model_key("DeepseekV3ForCausalLM"), model_key("deepseek_v3"), model_key("Qwen3-MoE")
+    ('deepseekv3', 'deepseekv3', 'qwen3moe')
+    """
+    key = name.lower().replace("_", "").replace("-", "")
+    for suffix in _ARCH_SUFFIXES:
+        if key.endswith(suffix):
+            return key[:-len(suffix)]
+    return key
+
+
 @dataclass(frozen=True)
 class SpecRegistry:
-    """Specs keyed by ``(target, model_type)``; immutable."""
+    """Specs keyed by ``(target, model_type)``, plus model-type aliases; immutable.
+
+    ``aliases`` maps another name of a model type (an HF architecture such as
+    ``MixtralForCausalLM``) to the model type specs are declared under
+    (``mixtral``); :meth:`with_aliases` adds some.
+    """
 
     specs: PMap[Any, Any] = field(default_factory=pmap)
+    aliases: PMap[Any, Any] = field(default_factory=pmap)
 
     @classmethod
-    def of(cls, specs: Iterable[StrategySpec]) -> SpecRegistry:
+    def of(cls, specs: Iterable[StrategySpec],
+           aliases: Mapping[str, str] | None = None) -> SpecRegistry:
         """A registry of ``specs``; a later spec for the same key replaces an earlier one."""
-        return cls(pmap({(spec.target, spec.model_type): spec for spec in specs}))
+        return cls(pmap({(spec.target, spec.model_type): spec for spec in specs}),
+                   pmap(dict(aliases or {})))
+
+    def with_aliases(self, aliases: Mapping[str, str]) -> SpecRegistry:
+        """This registry plus ``aliases`` (name -> model type; they win on equal names)."""
+        return SpecRegistry(self.specs, self.aliases.update(dict(aliases)))
+
+    @functools.cached_property
+    def _by_key(self) -> dict[str, str]:
+        """:func:`model_key` -> model type, for every model type and alias known here."""
+        index: dict[str, str] = {}
+        for _, model_type in self.specs:
+            if model_type is not None:
+                index.setdefault(model_key(model_type), model_type)
+        for name, model_type in sorted(self.aliases.items()):
+            index.setdefault(model_key(model_type), model_type)
+            index.setdefault(model_key(name), model_type)
+        return index
+
+    def canonical_model_type(self, model_type: str | None) -> str | None:
+        """The model type specs are declared under for ``model_type``.
+
+        An alias's target when ``model_type`` is an alias; else the model type
+        (of a spec or an alias) it names in another spelling (see
+        :func:`model_key`); else ``model_type`` itself.
+
+        >>> registry = SpecRegistry.of((), {"MixtralForCausalLM": "mixtral"})
+        >>> registry.canonical_model_type("MixtralForCausalLM"), registry.canonical_model_type(
+        ...     "Mixtral"), registry.canonical_model_type("llama")
+        ('mixtral', 'mixtral', 'llama')
+        """
+        if model_type is None:
+            return None
+        alias: str | None = self.aliases.get(model_type)
+        if alias is not None:
+            return alias
+        return self._by_key.get(model_key(model_type), model_type)
 
     def lookup(self, target: str, model_type: str | None) -> StrategySpec | None:
-        """The spec for ``(target, model_type)``, else ``(target, None)``, else ``None``."""
+        """The spec for ``(target, model_type)``, else for the model type an alias names,
+        else ``(target, None)``, else ``None``."""
         spec: StrategySpec | None = self.specs.get((target, model_type))
+        if spec is None and model_type is not None:
+            canonical = self.canonical_model_type(model_type)
+            if canonical != model_type:
+                spec = self.specs.get((target, canonical))
         return spec if spec is not None else self.specs.get((target, None))
 
     def __len__(self) -> int:
         return len(self.specs)
 
     def __repr__(self) -> str:
-        return f"SpecRegistry(<{len(self.specs)} specs>)"
+        aliases = f", {len(self.aliases)} aliases" if self.aliases else ""
+        return f"SpecRegistry(<{len(self.specs)} specs{aliases}>)"
 
 
 _UPSTREAM = "hyper_parallel"
+BUILTIN_ALIASES = {"DeepseekV3ForCausalLM": "deepseek_v3", "Qwen3MoeForCausalLM": "qwen3_moe"}
+"""The architectures upstream registers for the two archetypes' model types
+(``models/deepseek_v3`` and ``models/qwen3_moe``, ``adapter/registration.py``)."""
+
 BUILTIN_SPECS = SpecRegistry.of((
     StrategySpec(
         target=f"{_UPSTREAM}.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn",
@@ -105,7 +251,7 @@ BUILTIN_SPECS = SpecRegistry.of((
                ".qwen3moe_ep_compute_fn",
         kind="moe_ep_routed", target_class="Qwen3MoeSparseMoeBlock",
         strip_boundary_subpatterns=()),
-))
+), BUILTIN_ALIASES)
 """The upstream archetypes: DeepSeek-V3 and Qwen3-MoE expert-parallel strategies."""
 
 
@@ -220,14 +366,36 @@ def _container(obj: Any, key: str) -> str:
     return f"an object with keys {sorted(obj)}"
 
 
+def aliases_from_json(obj: Any, where: str = "aliases") -> dict[str, str]:
+    """Model-type aliases from ``{"MixtralForCausalLM": "mixtral", ...}``, checked."""
+    if obj is None:
+        return {}
+    if not isinstance(obj, Mapping):
+        raise SpecError(f'{where}: must be an object of name -> model type, e.g. '
+                        f'{{"MixtralForCausalLM": "mixtral"}}, found {describe(obj)}',
+                        source=where)
+    for name, model_type in obj.items():
+        if not name or not isinstance(model_type, str) or not model_type:
+            raise SpecError(f"{where}[{json.dumps(name)}]: an alias names a model type (a "
+                            f"non-empty string), found {describe(model_type)}"
+                            + (" for an empty name" if not name else ""), source=where)
+    return dict(obj)
+
+
 def specs_from_json(obj: Any, source: str = "specs") -> SpecRegistry:
-    """A registry from ``{"specs": [...]}`` (or a bare array of specs)."""
+    """A registry from ``{"specs": [...], "aliases": {...}}`` (or a bare array of specs).
+
+    ``aliases`` (optional) maps other names of a model type, such as HF
+    architectures, to the model type specs are declared under.
+    """
     items = obj.get("specs") if isinstance(obj, Mapping) else obj
     if not isinstance(items, list):
         raise SpecError(f'{source}: expected {{"specs": [...]}}, found {_container(obj, "specs")}',
                         source=source)
-    return SpecRegistry.of(spec_from_json(item, f"{source}: specs[{i}]")
-                           for i, item in enumerate(items))
+    aliases = aliases_from_json(obj.get("aliases") if isinstance(obj, Mapping) else None,
+                                f"{source}: aliases")
+    return SpecRegistry.of((spec_from_json(item, f"{source}: specs[{i}]")
+                            for i, item in enumerate(items)), aliases)
 
 
 def load_specs(path: str | os.PathLike[str]) -> SpecRegistry:
@@ -312,7 +480,9 @@ def _injection_rule(obj: Any, path: tuple[Any, ...], source: str | None = None) 
         match=_match(obj["match"], f"{where}.match", "an injection"),
         local_compute_target=_target_of(obj.get("local_compute_fn"),
                                         f"{where}.local_compute_fn"),
-        options=freeze({k: v for k, v in obj.items() if k not in ("match", "local_compute_fn")}),
+        inner_wrapper_target=_target_of(obj.get("inner_wrapper"), f"{where}.inner_wrapper"),
+        options=freeze({k: v for k, v in obj.items()
+                        if k not in ("match", "local_compute_fn", "inner_wrapper")}),
     )
 
 
@@ -344,10 +514,13 @@ def check_plan_rules(key: str, items: Iterable[Any], source: str | None = None, 
 def rules_from_plan(plan: Mapping[str, Any]) -> tuple[InlineRule, ...]:
     """The rules a plan's codegen applied: one per injection, then one per module override.
 
-    An injection gives ``match=(injection["match"],)`` and
-    ``local_compute_target`` = its ``local_compute_fn`` (a string, or an object's
-    ``_target_`` / ``target``); its other fields become ``options``. A module
-    override gives a rule with ``replace_target`` and no local compute target.
+    An injection gives ``match=(injection["match"],)``,
+    ``local_compute_target`` = its ``local_compute_fn`` and
+    ``inner_wrapper_target`` = its ``inner_wrapper`` (each a string, or an
+    object's ``_target_`` / ``target``, as upstream
+    ``inline/yaml_rules.collect_inline_rules`` reads them); its other fields
+    become ``options``. A module override gives a rule with ``replace_target``
+    and no local compute target.
     """
     injections = plan.get("injections") or ()
     overrides = plan.get("module_overrides") or ()

@@ -1,20 +1,28 @@
-"""The invariants the code emitter relies on, checked on a plan.
+"""The invariants the code emitter checks, checked on a plan before it gets there.
 
-:func:`verify` runs every check and returns the violations found (empty
-when the plan is sound). Each :class:`Violation` names its check, the JSON
-path it is about and what is wrong there. A verifier is any
-``plan -> sequence of Violation``; pipelines run them between passes.
+Each check mirrors one that upstream hyper-parallel's codegen enforces when
+it emits code from a plan (``emit/parallel.py``, ``plan/boundary_forms.py``,
+``plan/freeze.py``, ``check/preflight.py``, ``meta.py``,
+``inline/pipeline.py``), so a plan that passes :func:`verify` is not rejected
+downstream for any of these reasons. :func:`verify` returns the violations
+found (empty when the plan is sound); each :class:`Violation` names its
+check, the JSON path it is about and what is wrong there. Some findings are
+only :class:`Note` s (a negative shard dim, which two writers read
+differently): :func:`verification` returns them beside the violations.
+
+A verifier is any ``plan -> sequence of Violation``; pipelines run them
+between passes (:func:`verifier` builds one with settings).
 
 >>> from metaplan.plan import Plan
 >>> plan = Plan.from_json({
 ...     "param_plan": {"a": {"is_boundary": True, "in_src": {"x": {"tp": "R"}}},
 ...                    "b": {"is_boundary": True, "in_src": {"x": {"tp": "S(0)"}}},
-...                    "c": {"is_boundary": True}, "d": "junk"},
+...                    "c": {"out_names": ["y"]}, "d": "junk"},
 ...     "boundary_classes": {"a": "MLP", "b": "MLP", "e": "MLP"}})
 >>> for violation in verify(plan):  # doctest: +ELLIPSIS
 ...     print(violation)
 entry-object: param_plan["d"]: expected an object, found a string ("junk") (the passes skip it)
-boundary-class: param_plan["c"]: a boundary with no class in boundary_classes
+boundary-class: param_plan["c"]: a boundary (no is_boundary; it has out_names) with no class ...
 class-key: boundary_classes["e"]: no such module in param_plan
 single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 """
@@ -22,60 +30,141 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+import itertools
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from pyrsistent import PVector
+
+from metaplan.emitter import (
+    CONTRACT_KEYS,
+    PLACEMENT_FIELDS,
+    Placement,
+    array,
+    boundaries_by_class,
+    class_of,
+    injection_index,
+    is_boundary_raw,
+    object_entries,
+    parsed,
+    raw_entry,
+)
+from metaplan.emitter import shards as placement_shards
 from metaplan.errors import SpecError, describe, format_path
-from metaplan.frozen import canonical_bytes, paused_gc
+from metaplan.frozen import JSONMap, canonical_bytes, paused_gc
 from metaplan.pipeline import Verifier
 from metaplan.plan import Plan
+from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
+from metaplan.settings import FROM_PLAN, ModelTypeSetting
 
-__all__ = ["CHECKS", "CONTRACT_KEYS", "Violation", "parse_checks", "verify"]
-
-CONTRACT_KEYS = ("in_src", "in_dst", "out_src", "out_dst", "out_names")
-"""The boundary contract: what every boundary of one class must agree on (params excepted)."""
+__all__ = [
+    "CHECKS",
+    "DEFAULT_CHECKS",
+    "Note",
+    "Verification",
+    "Violation",
+    "boundary_classes_resolve",
+    "class_keys_exist",
+    "entry_objects",
+    "frozen_sharded_params",
+    "injection_agreement",
+    "non_empty",
+    "parse_checks",
+    "placements",
+    "schema",
+    "sharded_params",
+    "single_contract",
+    "spec_coverage",
+    "verification",
+    "verifier",
+    "verify",
+]
 
 
 class Violation(NamedTuple):
     """One broken invariant: which check, where (a JSON path), and what is wrong."""
 
     check: str
-    path: tuple[str, ...]
+    path: tuple[Any, ...]
     message: str
 
     def __str__(self) -> str:
         return f"{self.check}: {format_path(self.path)}: {self.message}"
 
 
+class Note(NamedTuple):
+    """Something a check found worth reading that breaks nothing (the exit status stays 0)."""
+
+    check: str
+    path: tuple[Any, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"note: {self.check}: {format_path(self.path)}: {self.message}"
+
+
+class Verification(NamedTuple):
+    """What :func:`verification` found: the violations, the notes, and the checks run."""
+
+    violations: tuple[Violation, ...]
+    notes: tuple[Note, ...]
+    checks: tuple[str, ...]
+
+
+# reading entries -------------------------------------------------------------
 
 
 def _entries(plan: Plan) -> Mapping[str, Any]:
     return plan.index("param_plan")
 
 
-def _sorted(items: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    return [(key, items[key]) for key in sorted(items)]
+def _is_object(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple, PVector))
+
+
+def _why_boundary(data: dict[str, Any]) -> str:
+    """Why :func:`~metaplan.emitter.is_boundary_entry` holds for a raw entry, for a message."""
+    flag = data.get("is_boundary")
+    if flag is not None:
+        return "" if flag is True else f" (is_boundary is {describe(flag)}, which is truthy)"
+    keys = [key for key in CONTRACT_KEYS if data.get(key)]
+    return f" (no is_boundary; it has {', '.join(keys)})"
+
+
+# entry-object, boundary-class, class-key ---------------------------------------
 
 
 def entry_objects(plan: Plan) -> list[Violation]:
     """Every ``param_plan`` entry is an object (the seed skips others silently)."""
-    return [Violation("entry-object", ("param_plan", fqn),
-                      f"expected an object, found {describe(entry)} (the passes skip it)")
-            for fqn, entry in _sorted(_entries(plan)) if not hasattr(entry, "get")]
+    return sorted(Violation("entry-object", ("param_plan", fqn),
+                            f"expected an object, found {describe(entry)} (the passes skip it)")
+                  for fqn, entry in _entries(plan).items()
+                  if type(entry) is not JSONMap and not isinstance(entry, Mapping))
 
 
 def boundary_classes_resolve(plan: Plan) -> list[Violation]:
-    """Every boundary entry (``is_boundary: true``) has a class name in ``boundary_classes``."""
+    """Every boundary (by :func:`is_boundary_entry`) has a class name in ``boundary_classes``.
+
+    Upstream ``emit/parallel._group_boundaries_by_class`` fails on a boundary
+    whose class it cannot resolve: its forward would never be rewritten,
+    silently dropping its redistribution.
+    """
     classes = plan.index("boundary_classes")
     found = []
-    for fqn, entry in _entries(plan).items():
-        if hasattr(entry, "get") and entry.get("is_boundary") is True:
+    for fqn, data in object_entries(plan):
+        if is_boundary_raw(data) and class_of(classes, fqn) is None:
             name = classes.get(fqn)
-            if not isinstance(name, str):
-                what = ("no class in boundary_classes" if name is None
-                        else f"a class that is {describe(name)}, not a name")
-                found.append(Violation("boundary-class", ("param_plan", fqn),
-                                       f"a boundary with {what}"))
+            what = ("no class in boundary_classes" if name is None
+                    else f"a class that is {describe(name)}, not a class name")
+            found.append(Violation("boundary-class", ("param_plan", fqn),
+                                   f"a boundary{_why_boundary(data)} with {what}; add its "
+                                   "class, or mark it is_boundary: false"))
     return sorted(found)
 
 
@@ -86,31 +175,44 @@ def class_keys_exist(plan: Plan) -> list[Violation]:
             for fqn in sorted(plan.index("boundary_classes")) if fqn not in entries]
 
 
-def _contract(entry: Any) -> bytes:
-    return canonical_bytes([entry.get(key) for key in CONTRACT_KEYS])
+# single-contract ---------------------------------------------------------------
+
+
+def _contract(data: dict[str, Any]) -> bytes:
+    """A raw entry without ``params``, as canonical JSON."""
+    if "params" in data:
+        data = dict(data)
+        del data["params"]
+    return canonical_bytes(data)
 
 
 def single_contract(plan: Plan) -> list[Violation]:
-    """All boundary modules of one class share one contract (``params`` may differ).
+    """All boundaries of one class have identical entries, ``params`` excepted.
 
-    Source lowering rewrites the class's ``forward`` once, for every instance;
-    two contracts under one class cannot both be honoured. Each boundary
-    whose contract differs from that of its class's first boundary (by FQN)
-    is a violation.
+    Source lowering rewrites the class's ``forward`` once, for every
+    instance; two contracts under one class cannot both be honoured, whatever
+    key differs (``in_src``, ``region_dispatch``, ``needs_cp_attn``,
+    ``skip_source_lowering`` or a key added later). Each boundary whose entry
+    differs from that of its class's first boundary (by FQN) is a violation.
+    (Upstream ``emit/parallel._verify_class_contract``.)
     """
     entries = _entries(plan)
-    by_class: dict[str, dict[bytes, list[str]]] = {}
-    for fqn, name in _sorted(plan.index("boundary_classes")):
-        entry: Any = entries.get(fqn)
-        if isinstance(name, str) and hasattr(entry, "get") and entry.get("is_boundary") is True:
-            by_class.setdefault(name, {}).setdefault(_contract(entry), []).append(fqn)
     found = []
-    for name, contracts in by_class.items():
+    known: dict[int, bytes] = {}  # equal entries of a loaded plan are one object
+    for name, group in boundaries_by_class(plan).items():
+        if len(group) == 1:
+            continue
+        contracts: dict[bytes, list[str]] = {}
+        for fqn, data in group:
+            contract = known.get(id(data))
+            if contract is None:
+                contract = known[id(data)] = _contract(data)
+            contracts.setdefault(contract, []).append(fqn)
         if len(contracts) == 1:
             continue
-        first, *others = sorted(contracts.values())
-        for group in others:
-            for fqn in group:
+        first, *others = sorted(sorted(fqns) for fqns in contracts.values())
+        for fqns in others:
+            for fqn in fqns:
                 found.append(Violation("single-contract", ("boundary_classes", fqn),
                                        _contract_difference(name, len(contracts), first[0],
                                                             entries[first[0]], fqn,
@@ -118,12 +220,376 @@ def single_contract(plan: Plan) -> list[Violation]:
     return sorted(found)
 
 
+_ABSENT: Any = object()
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else canonical_bytes(value).decode("utf-8", "replace")
+
+
 def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
-    key = next(key for key in CONTRACT_KEYS
-               if canonical_bytes(a.get(key)) != canonical_bytes(b.get(key)))
-    shown = [canonical_bytes(entry.get(key)).decode("utf-8", "replace") for entry in (a, b)]
-    return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} {shown[0]}, "
-            f"{fqn_b} has {shown[1]}")
+    raw_a, raw_b = raw_entry(a), raw_entry(b)
+    keys = sorted((set(raw_a) | set(raw_b)) - {"params"})
+    key = next(key for key in keys
+               if _shown(raw_a.get(key, _ABSENT)) != _shown(raw_b.get(key, _ABSENT)))
+    return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} "
+            f"{_shown(raw_a.get(key, _ABSENT))}, {fqn_b} has {_shown(raw_b.get(key, _ABSENT))}"
+            " (all boundaries of a class share one forward; only params may differ)")
+
+
+# injection-agreement -----------------------------------------------------------
+
+
+def injection_agreement(plan: Plan) -> list[Violation]:
+    """Injections whose ``match`` resolves to one class agree on :data:`INJECTION_KEYS`.
+
+    See :func:`~metaplan.emitter.injection_index` for how an injection finds
+    its class; each injection that sets a key to another value than the
+    class's first is a violation (upstream
+    ``emit/parallel._index_injections_by_class``).
+    """
+    return [Violation("injection-agreement", ("injections", c.at, c.key),
+                      f"class {c.class_name} has conflicting {c.key}: injections[{c.first}] "
+                      f"(match {c.first_match}) has {c.first_value.decode('utf-8', 'replace')}, "
+                      f"this one (match {c.match}) has {c.value.decode('utf-8', 'replace')}; "
+                      "one class has one forward, so give its injections one value")
+            for c in injection_index(plan)[1]]
+
+
+# spec-coverage -----------------------------------------------------------------
+
+
+def _target_of(value: Any) -> str | None:
+    """A target written as a string or as an object's ``_target_`` / ``target``."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, Mapping):
+        target = value.get("_target_") or value.get("target")
+        return target if isinstance(target, str) and target else None
+    return None
+
+
+def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
+                      ) -> list[tuple[str, tuple[Any, ...]]]:
+    """``(target, where)`` for every strategy target the rules name.
+
+    From the plan (``rules=None``): each injection's ``local_compute_fn`` and
+    ``inner_wrapper``, as upstream ``inline/yaml_rules.collect_inline_rules``
+    reads them; else each rule's ``local_compute_target`` and
+    ``inner_wrapper_target`` (``where`` is then ``rules[i]...``).
+    """
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if rules is None:
+        for i, injection in enumerate(array(plan.get("injections"))):
+            if isinstance(injection, Mapping):
+                for key in ("local_compute_fn", "inner_wrapper"):
+                    target = _target_of(injection.get(key))
+                    if target is not None:
+                        found.append((target, ("injections", i, key)))
+        return found
+    for i, rule in enumerate(rules):
+        for key in ("local_compute_target", "inner_wrapper_target"):
+            target = getattr(rule, key)
+            if target is not None:
+                found.append((target, ("rules", i, key)))
+    return found
+
+
+def spec_coverage(plan: Plan, *, specs: SpecRegistry | None = None,
+                  rules: Iterable[InlineRule] | None = None,
+                  model_type: ModelTypeSetting = FROM_PLAN) -> list[Violation]:
+    """Every strategy target the rules name has a strategy spec; all gaps at once.
+
+    Rules default to the plan's injections, specs to the built-in registry,
+    the model type to :func:`~metaplan.rules.model_type_of`. One violation
+    per uncovered target, at the first place that names it. (Upstream
+    ``inline/pipeline._require_inline_coverage``: "reporting all gaps at
+    once keeps one fix cycle from hiding the next".)
+    """
+    registry = BUILTIN_SPECS if specs is None else specs
+    value: str | None
+    if model_type is FROM_PLAN:
+        value, source = model_type_of(plan)
+        where = f" from the plan's {source}" if value is not None else ""
+    else:
+        value, where = model_type, ""
+    canonical = registry.canonical_model_type(value)
+    alias = f", read as {canonical!r}" if canonical != value else ""
+    gaps: dict[str, list[tuple[Any, ...]]] = {}
+    for target, path in _strategy_targets(plan, None if rules is None else tuple(rules)):
+        if registry.lookup(target, value) is None:
+            gaps.setdefault(target, []).append(path)
+    found = []
+    for number, target in enumerate(sorted(gaps), 1):
+        paths = gaps[target]
+        also = (f"; also named at {', '.join(format_path(p) for p in paths[1:4])}"
+                + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+                if len(paths) > 1 else "")
+        found.append(Violation(
+            "spec-coverage", paths[0],
+            f"no strategy spec for {target} (model type {value!r}{where}{alias}; gap {number} "
+            f"of {len(gaps)}){also}; add a spec for it (--specs), or fix the target"))
+    return found
+
+
+# non-empty, frozen-sharded-params ------------------------------------------------
+
+
+def non_empty(plan: Plan) -> list[Violation]:
+    """``param_plan`` has at least one entry (upstream ``check/preflight.verify_param_plan``).
+
+    Generation always freezes a plan, and an all-replicate one still records
+    every parameter: an empty ``param_plan`` means derivation failed.
+    """
+    if len(plan.param_plan):
+        return []
+    return [Violation("non-empty", ("param_plan",),
+                      "no module entries: generation always freezes a plan (even an "
+                      "all-replicate one lists every parameter), so derivation failed or was "
+                      "skipped; regenerate the plan")]
+
+
+def sharded_params(plan: Plan) -> list[str]:
+    """``FQN.param`` of every param with a non-``R`` placement, sorted, each once.
+
+    (Upstream ``plan/freeze.expand_frozen_sharded_params``, on the frozen plan.)
+    """
+    return sorted(_walk(plan).sharded)
+
+
+def _some(items: Sequence[str], count: int = 3) -> str:
+    shown = ", ".join(items[:count])
+    return shown + (f" and {len(items) - count} more" if len(items) > count else "")
+
+
+def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[Violation]:
+    """``frozen_sharded_params``, when present, is exactly :func:`sharded_params`.
+
+    ``sharded`` is that set, when the caller has it already.
+    """
+    if "frozen_sharded_params" not in plan:
+        return []
+    listed = plan["frozen_sharded_params"]
+    path = ("frozen_sharded_params",)
+    if not _is_array(listed) or not all(isinstance(item, str) for item in listed):
+        return [Violation("frozen-sharded-params", path,
+                          f"must be an array of parameter FQNs, found {describe(listed)}")]
+    wanted, have = _walk(plan).sharded if sharded is None else sharded, set(listed)
+    if have == wanted and len(listed) == len(have) and all(
+            a < b for a, b in itertools.pairwise(listed)):
+        return []
+    problems = []
+    missing = sorted(wanted - have)
+    if missing:
+        problems.append(f"{len(missing)} sharded param(s) not listed ({_some(missing)})")
+    extra = sorted(have - wanted)
+    if extra:
+        problems.append(f"{len(extra)} listed but with no S/SS/P placement ({_some(extra)})")
+    if len(listed) != len(have):
+        problems.append(f"{len(listed) - len(have)} listed twice")
+    if not problems:
+        problems.append("the right names, out of order")
+    return [Violation("frozen-sharded-params", path,
+                      "must list FQN.param of every param with a non-R placement, sorted: "
+                      + "; ".join(problems))]
+
+
+# placement ---------------------------------------------------------------------
+
+
+def _mesh_axes(plan: Plan) -> tuple[frozenset[str] | None, list[Violation]]:
+    """The axes placements may name (None: any), and a violation if the field is odd."""
+    names = plan.get("mesh_dim_names")
+    if names is None or (_is_array(names) and not names):
+        return None, []
+    if _is_array(names) and all(isinstance(name, str) for name in names):
+        return frozenset(names), []
+    return None, [Violation("placement", ("mesh_dim_names",),
+                            f"must be an array of axis names, found {describe(names)}")]
+
+
+_FORMS = "R, S(dim), P(reduce_op) or SS(dim,factor)"
+
+
+class _Walk(NamedTuple):
+    """One pass over every placement: the placement check's findings, and the sharded params."""
+
+    violations: list[Violation]
+    notes: list[Note]
+    sharded: set[str]
+
+
+class _Scan(NamedTuple):
+    """What one entry holds, wherever it is: ``(kind, path under the entry, message)``
+    findings, and the names of its params that shard."""
+
+    findings: list[tuple[str, tuple[Any, ...], str]]
+    sharded: list[str]
+
+
+class _Judge:
+    """Judges the placements of entries; remembers the ``(axis, placement)`` pairs known fine."""
+
+    def __init__(self, axes: frozenset[str] | None) -> None:
+        self.axes = axes
+        self.fine: set[tuple[str, str]] = set()
+        self.shard: set[tuple[str, str]] = set()  # fine pairs that shard (S, SS, P)
+
+    def scan(self, data: dict[str, Any]) -> _Scan:
+        """One entry's placement findings and sharded params (a subset test passes an
+        ``{axis: placement}`` object whose pairs are all known fine: the fast path, in C)."""
+        scan = _Scan([], [])
+        for field in PLACEMENT_FIELDS:
+            value = data.get(field)
+            if value is None:
+                continue
+            if type(value) is not dict:
+                scan.findings.append(("violation", (field,), "expected an object of name -> "
+                                      f"{{axis: placement}}, found {describe(value)}"))
+                continue
+            for name, named in value.items():
+                if type(named) is dict:
+                    try:
+                        known = named.items() <= self.fine
+                    except TypeError:  # an unhashable value: the slow path says what it is
+                        known = False
+                    shards = (not self.shard.isdisjoint(named.items()) if known
+                              else self._named((field, name), named, scan))
+                    if shards and field == "params":
+                        scan.sharded.append(name)
+                elif named is not None:
+                    scan.findings.append(("violation", (field, name), "expected an object of "
+                                          'axis -> placement, e.g. {"tp": "S(0)"}, found '
+                                          f"{describe(named)}"))
+        return scan
+
+    def _named(self, at: tuple[Any, ...], named: dict[str, Any], scan: _Scan) -> bool:
+        """Judge each placement of one ``{axis: placement}``; whether any shards."""
+        shards = False
+        for axis, text in named.items():
+            if type(text) is not str:
+                if text is not None:
+                    scan.findings.append(("violation", (*at, axis), "a placement is a string "
+                                          f"({_FORMS}), found {describe(text)}"))
+                continue
+            if text != "R" and placement_shards(text):
+                self.shard.add((axis, text))
+                shards = True
+            verdict = _judge(axis, text, self.axes)
+            if verdict is None:
+                self.fine.add((axis, text))
+            else:  # a note too is made at each place, so it never joins the fine pairs
+                scan.findings.append((verdict[0], (*at, axis), verdict[1]))
+        return shards
+
+
+def _walk(plan: Plan) -> _Walk:
+    """Check every placement (see :func:`placements`) and collect :func:`sharded_params`.
+
+    Equal entries of a loaded plan are one object (15,089 entries, 6 objects
+    on DeepSeek-V3): each object is scanned once.
+    """
+    axes, found = _mesh_axes(plan)
+    walk = _Walk(found, [], set())
+    judge = _Judge(axes)
+    scans: dict[int, _Scan] = {}  # id -> scan; every entry outlives the walk
+    for fqn, data in object_entries(plan):
+        scan = scans.get(id(data))
+        if scan is None:
+            scan = scans[id(data)] = judge.scan(data)
+        for kind, under, message in scan.findings:
+            path = ("param_plan", fqn, *under)
+            if kind == "note":
+                walk.notes.append(Note("placement", path, message))
+            else:
+                walk.violations.append(Violation("placement", path, message))
+        if scan.sharded:
+            walk.sharded.update([f"{fqn}.{name}" if name else fqn for name in scan.sharded])
+    walk.violations.sort()
+    walk.notes.sort()
+    return walk
+
+
+def _judge(axis: str, text: str, axes: frozenset[str] | None) -> tuple[str, str] | None:
+    """``("violation" | "note", message)`` for one placement on one axis, or None."""
+    found = parsed(text)
+    if not isinstance(found, Placement):
+        return "violation", f"{json.dumps(text)} does not parse: {found}; write {_FORMS}"
+    if axes is not None and axis not in axes:
+        return "violation", (f"axis {json.dumps(axis)} is not in mesh_dim_names "
+                             f"[{', '.join(sorted(axes))}]: the runtime resolves placements "
+                             "on those axes only, so this one would be silently ignored")
+    if found.dim is not None and found.dim < 0:
+        return "note", (f"{text} has a negative dim: an uneven shard of dim {-found.dim - 1} "
+                        "to current writers (upstream placement_to_string), dim "
+                        f"{found.dim} from the end to older ones; check which wrote this plan")
+    return None
+
+
+def placements(plan: Plan) -> list[Violation]:
+    """Every placement parses (``R``, ``S(d)``, ``P(op)``, ``SS(d,f)``) and names an active axis.
+
+    Placements are the ``{name: {axis: placement}}`` objects under
+    :data:`PLACEMENT_FIELDS` of every entry; each string must parse as
+    upstream ``plan/freeze.parse_placement`` parses it, and its axis must be
+    in ``mesh_dim_names`` when the plan has them. Negative dims are notes
+    (see :func:`verification`).
+    """
+    return _walk(plan).violations
+
+
+# schema ------------------------------------------------------------------------
+
+
+_STRING_FIELDS = ("codegen_version", "signature", "yaml_path", "yaml_sha256")
+_OBJECT_FIELDS = ("source", "parallel_dims", "outputs")
+_STRING_LISTS = ("not_covered", "remote_siblings", "external_state_classes")
+
+
+def _schema_field(key: str, value: Any) -> list[Violation]:
+    """The violations of one present top-level field (upstream ``meta.validate_meta_schema``)."""
+    def bad(path: tuple[Any, ...], need: str, found: Any) -> Violation:
+        return Violation("schema", path, f"must be {need}, found {describe(found)}")
+
+    if key in _STRING_FIELDS:
+        return [] if isinstance(value, str) else [bad((key,), "a string", value)]
+    if key in _OBJECT_FIELDS:
+        return [] if _is_object(value) else [bad((key,), "an object", value)]
+    if key == "entrypoints":
+        if not _is_object(value):
+            return [bad((key,), "an object of name -> function name", value)]
+        return [bad((key, name), "a string (a function name)", item)
+                for name, item in sorted(value.items()) if not isinstance(item, str)]
+    if key == "covered":
+        if not _is_object(value):
+            return [bad((key,), "an object with a boolean sharding_plan", value)]
+        flag = value.get("sharding_plan")
+        return [] if isinstance(flag, bool) else [bad((key, "sharding_plan"), "a boolean",
+                                                      flag)]
+    if key in _STRING_LISTS or key == "module_overrides":
+        need, ok = (("an object", _is_object) if key == "module_overrides"
+                    else ("a string", lambda item: isinstance(item, str)))
+        if not _is_array(value):
+            return [bad((key,), f"an array (of items that are {need})", value)]
+        return [bad((key, i), need, item) for i, item in enumerate(value) if not ok(item)]
+    return []
+
+
+def schema(plan: Plan) -> list[Violation]:
+    """The fields upstream's ``meta.validate_meta_schema`` types, where present, have those types.
+
+    Strings: ``codegen_version``, ``signature``, ``yaml_path``,
+    ``yaml_sha256``; objects: ``source``, ``parallel_dims``, ``outputs``;
+    ``entrypoints`` an object of strings; ``covered`` an object with a
+    boolean ``sharding_plan``; arrays of strings: ``not_covered``,
+    ``remote_siblings``, ``external_state_classes``; ``module_overrides`` an
+    array of objects. (A missing field is not reported: plans made by hand,
+    or by tests, often lack the four required strings.)
+    """
+    return [violation for key in sorted(plan) for violation in _schema_field(key, plan[key])]
+
+
+# the registry -------------------------------------------------------------------
 
 
 CHECKS: dict[str, Verifier] = {
@@ -131,8 +597,19 @@ CHECKS: dict[str, Verifier] = {
     "boundary-class": boundary_classes_resolve,
     "class-key": class_keys_exist,
     "single-contract": single_contract,
+    "injection-agreement": injection_agreement,
+    "spec-coverage": spec_coverage,
+    "non-empty": non_empty,
+    "frozen-sharded-params": frozen_sharded_params,
+    "placement": placements,
+    "schema": schema,
 }
-"""Every check :func:`verify` runs, by name, in the order it runs them."""
+"""Every check by name, in the order they run (``spec-coverage`` with the built-in specs,
+the plan's rules and model type, when called on its own)."""
+
+DEFAULT_CHECKS = tuple(name for name in CHECKS if name != "spec-coverage")
+"""What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when specs
+or rules are given, or it is asked for (the built-in registry knows two archetypes)."""
 
 
 def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[str, ...]:
@@ -148,16 +625,97 @@ def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[s
         if name not in CHECKS:
             close = difflib.get_close_matches(name, list(CHECKS), n=1, cutoff=0.5)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise SpecError(f"{where}: unknown check {word.strip()!r}{hint}; known: "
+            raise SpecError(f"{where}: unknown check {str(word).strip()!r}{hint}; known: "
                             f"{', '.join(CHECKS)}", source=where)
         if name not in names:
             names.append(name)
     return tuple(names)
 
 
-def verify(plan: Plan, checks: str | Sequence[str] | None = None) -> tuple[Violation, ...]:
-    """The violations of every check (or of the named ``checks``), in check order."""
-    names = tuple(CHECKS) if checks is None else parse_checks(checks)
+def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,
+            rules: Iterable[InlineRule] | None) -> tuple[str, ...]:
+    if checks is not None:
+        return parse_checks(checks)
+    if specs is None and rules is None:
+        return DEFAULT_CHECKS
+    return tuple(CHECKS)
+
+
+def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
+                 specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+                 model_type: ModelTypeSetting = FROM_PLAN) -> Verification:
+    """The violations and notes of the named ``checks``, in check order.
+
+    ``checks=None`` runs :data:`DEFAULT_CHECKS`, plus ``spec-coverage`` when
+    ``specs`` or ``rules`` are given. ``spec-coverage`` looks the rules
+    (default: the plan's injections) up in ``specs`` (default: the built-in
+    registry) under ``model_type`` (default: the plan's, see
+    :func:`~metaplan.rules.model_type_of`).
+    """
+    names = _chosen(checks, specs, rules)
+    rule_list = None if rules is None else tuple(rules)
+    violations: list[Violation] = []
     with paused_gc():
-        return tuple(violation for name in CHECKS if name in names
-                     for violation in CHECKS[name](plan))
+        walk = (_walk(plan) if "placement" in names or "frozen-sharded-params" in names
+                else _Walk([], [], set()))
+        for name in CHECKS:
+            if name not in names:
+                continue
+            if name == "spec-coverage":
+                violations += spec_coverage(plan, specs=specs, rules=rule_list,
+                                            model_type=model_type)
+            elif name == "placement":
+                violations += walk.violations
+            elif name == "frozen-sharded-params":
+                violations += frozen_sharded_params(plan, walk.sharded)
+            else:
+                violations += CHECKS[name](plan)
+    notes = walk.notes if "placement" in names else []
+    return Verification(tuple(violations), tuple(notes), tuple(n for n in CHECKS if n in names))
+
+
+def verify(plan: Plan, checks: str | Sequence[str] | None = None, *,
+           specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+           model_type: ModelTypeSetting = FROM_PLAN) -> tuple[Violation, ...]:
+    """The violations of every default check (or of the named ``checks``), in check order.
+
+    See :func:`verification`, which also returns the notes.
+    """
+    return verification(plan, checks, specs=specs, rules=rules, model_type=model_type).violations
+
+
+@dataclass(frozen=True)
+class _Verify:
+    checks: tuple[str, ...] | None
+    specs: SpecRegistry | None
+    rules: tuple[InlineRule, ...] | None
+    model_type: Any
+
+    @property
+    def __name__(self) -> str:
+        return repr(self)
+
+    def __call__(self, plan: Plan) -> tuple[Violation, ...]:
+        return verify(plan, self.checks, specs=self.specs, rules=self.rules,
+                      model_type=self.model_type)
+
+    def __repr__(self) -> str:
+        settings = [f"{key}={value!r}" for key, value in (
+            ("checks", self.checks), ("specs", self.specs),
+            ("rules", None if self.rules is None else f"<{len(self.rules)} rules>"))
+            if value is not None]
+        if self.model_type is not FROM_PLAN:
+            settings.append(f"model_type={self.model_type!r}")
+        return f"verify({', '.join(settings)})"
+
+
+def verifier(checks: str | Sequence[str] | None = None, *, specs: SpecRegistry | None = None,
+             rules: Iterable[InlineRule] | None = None,
+             model_type: ModelTypeSetting = FROM_PLAN) -> Verifier:
+    """:func:`verify` with these settings, as a verifier for ``pipeline.verified(...)``.
+
+    >>> verifier("class-key", model_type="qwen3_moe")
+    verify(checks=('class-key',), model_type='qwen3_moe')
+    """
+    return _Verify(None if checks is None else parse_checks(checks), specs,
+                   None if rules is None else tuple(rules), model_type)

@@ -10,17 +10,25 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from metaplan.cli._common import checks_from, print_stats, run_pipeline, say
+from metaplan.cli._common import (
+    Settings,
+    checks_from,
+    print_stats,
+    run_pipeline,
+    say,
+    settings_of,
+)
 from metaplan.errors import InputError
 from metaplan.frozen import freeze_owned, json_equal, shorten
 from metaplan.jsonio import parse_json
 from metaplan.plan import Plan, load
-from metaplan.verify import verify
+from metaplan.verify import verifier
 
 __all__ = ["bisect"]
 
 
-def _bisect_predicate(args: argparse.Namespace, start: Plan) -> tuple[str, Any]:
+def _bisect_predicate(args: argparse.Namespace, start: Plan,
+                      settings: Settings) -> tuple[str, Any]:
     """What the states are searched for, and a ``plan -> bool`` (or violations) test."""
     if args.hash:
         return f"the state with hash {args.hash}", lambda p: p.content_hash == args.hash
@@ -36,8 +44,9 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan) -> tuple[str, Any]:
         first = _at(start, path)
         return (f"the first state where {args.path} differs from the input's",
                 lambda p: not _same(_at(p, path), first))
-    checks = checks_from(args)
-    return "the first state that fails verification", lambda p: verify(p, checks)
+    check = verifier(checks_from(args), specs=settings.specs, rules=settings.rules,
+                     model_type=settings.model_type)
+    return "the first state that fails verification", check
 
 
 _GONE: Any = object()
@@ -89,7 +98,7 @@ def bisect(args: argparse.Namespace) -> int:
     run = run_pipeline(args)
     if run is None:
         return 0
-    what, predicate = _bisect_predicate(args, run.plan)
+    what, predicate = _bisect_predicate(args, run.plan, settings_of(args))
     trace = run.trace
     print_stats(args, run)
     for index, state in enumerate(trace.states):

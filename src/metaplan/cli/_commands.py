@@ -19,6 +19,7 @@ from metaplan.cli._common import (
     print_stats,
     run_pipeline,
     say,
+    settings_of,
     to_stdout,
 )
 from metaplan.cli._trace import trace
@@ -26,12 +27,13 @@ from metaplan.compare import compare
 from metaplan.diff import diff
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty
+from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
 from metaplan.pipeline import replay
 from metaplan.plan import dumps, load
 from metaplan.records import dumps_records, load_records
 from metaplan.report import format_diff, format_explain
-from metaplan.verify import CHECKS, verify
+from metaplan.verify import CHECKS, verification
 
 __all__ = ["COMMANDS"]
 
@@ -94,8 +96,16 @@ def _record_text(record: ChangeRecord, style: str, header: tuple[str, str]) -> b
 
 
 def _diff(args: argparse.Namespace) -> int:
-    record = diff(load(args.a), load(args.b))
-    output(args, _record_text(record, args.format, (args.a, args.b)))
+    names = None if args.passes is None else parse_passes(args.passes)
+    a, b = load(args.a), load(args.b)
+    labels = (args.a, args.b)
+    if names is not None:
+        line = build_pipeline(names)  # holds no plan: each side runs it on its own input
+        a, b = line.run(a).final, line.run(b).final
+        labels = (f"{args.a} after {format_passes(names)}", f"{args.b} after "
+                  f"{format_passes(names)}")
+    record = diff(a, b)
+    output(args, _record_text(record, args.format, labels))
     return 0 if record.is_noop else 1
 
 
@@ -133,18 +143,23 @@ def _settings(args: argparse.Namespace, prefix: str) -> str:
 
 def _verify(args: argparse.Namespace) -> int:
     checks = checks_from(args)
-    violations = verify(load(args.plan), checks)
+    specs, rules, model_type = settings_of(args)
+    found = verification(load(args.plan), checks, specs=specs, rules=rules,
+                         model_type=model_type)
+    violations, notes = found.violations, found.notes
     if args.format == "json":
-        to_stdout(dumps_pretty({"plan": json_name(args.plan), "violations": [
-            {"check": v.check, "path": list(v.path), "message": v.message}
-            for v in violations]}))
+        to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),
+                                "violations": [{"check": v.check, "path": list(v.path),
+                                                "message": v.message} for v in violations],
+                                "notes": [{"check": n.check, "path": list(n.path),
+                                           "message": n.message} for n in notes]}))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
         say(f"{args.plan}: {len(violations)} violation(s) ({summary})",
-            *(f"  {v}" for v in violations))
+            *(f"  {v}" for v in violations), *(f"  {n}" for n in notes))
     else:
-        say(f"{args.plan}: ok ({', '.join(checks or CHECKS)})")
+        say(f"{args.plan}: ok ({', '.join(found.checks)})", *(f"  {n}" for n in notes))
     return 1 if violations else 0
 
 

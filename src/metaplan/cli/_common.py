@@ -6,24 +6,35 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
 from metaplan.errors import InputError
+from metaplan.jsonio import read_json
 from metaplan.outputs import write_many_atomic, write_stdout
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
 from metaplan.report import format_stats
-from metaplan.rules import BUILTIN_SPECS, load_rules, load_specs
-from metaplan.settings import FROM_PLAN
-from metaplan.verify import parse_checks, verify
+from metaplan.rules import (
+    BUILTIN_SPECS,
+    InlineRule,
+    ModelType,
+    SpecRegistry,
+    load_rules,
+    load_specs,
+    model_type_of,
+)
+from metaplan.settings import FROM_PLAN, ModelTypeSetting
+from metaplan.verify import parse_checks, verifier
 
 __all__ = [
     "Run",
+    "Settings",
     "Timer",
     "checks_from",
     "json_name",
+    "model_type_line",
     "note",
     "one_line",
     "option_of",
@@ -32,6 +43,7 @@ __all__ = [
     "print_stats",
     "run_pipeline",
     "say",
+    "settings_of",
     "to_stdout",
 ]
 
@@ -131,21 +143,49 @@ def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
     return getattr(args, name) if value is None else value
 
 
+class Settings(NamedTuple):
+    """What ``--specs``, ``--rules`` and ``--model-type`` ask for (None: not given)."""
+
+    specs: SpecRegistry | None
+    rules: tuple[InlineRule, ...] | None
+    model_type: ModelTypeSetting
+
+
+def settings_of(args: argparse.Namespace, prefix: str = "") -> Settings:
+    """The specs and rules files read, and the model type (``FROM_PLAN`` unless given)."""
+    specs_path = option_of(args, "specs", prefix)
+    rules_path = option_of(args, "rules", prefix)
+    given = option_of(args, "model_type", prefix)
+    return Settings(load_specs(specs_path) if specs_path else None,
+                    load_rules(rules_path) if rules_path else None,
+                    FROM_PLAN if given is None else given)
+
+
+def model_type_line(args: argparse.Namespace, plan: Mapping[str, Any], prefix: str = "") -> str:
+    """``model type: X (where it came from)``, and the model type its specs know it as."""
+    given = option_of(args, "model_type", prefix)
+    found = model_type_of(plan) if given is None else ModelType(given, "--model-type")
+    specs_path = option_of(args, "specs", prefix)
+    registry = load_specs(specs_path) if specs_path else BUILTIN_SPECS
+    canonical = registry.canonical_model_type(found.value)
+    alias = f", an alias of {canonical}" if canonical != found.value else ""
+    return f"model type: {found.describe()}{alias}"
+
+
 def pipeline_from(args: argparse.Namespace, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
     names = _names(args, prefix)
-    specs_path = option_of(args, "specs", prefix)
-    rules_path = option_of(args, "rules", prefix)
-    specs = load_specs(specs_path) if specs_path else BUILTIN_SPECS
-    rules = load_rules(rules_path) if rules_path else FROM_PLAN
-    given = option_of(args, "model_type", prefix)
-    model_type = FROM_PLAN if given is None else given
-    if model_type is not FROM_PLAN and all(key[1] != model_type for key in specs.specs):
+    specs, rules, model_type = settings_of(args, prefix)
+    registry = specs if specs is not None else BUILTIN_SPECS
+    if model_type is not FROM_PLAN and all(
+            key[1] != registry.canonical_model_type(model_type) for key in registry.specs):
         note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
                    "specs apply")
-    built = build_pipeline(names, specs=specs, rules=rules, model_type=model_type,
-                           label=format_passes(names))
-    return built.verified(verify) if getattr(args, "verify_each", False) else built
+    built = build_pipeline(names, specs=registry, rules=FROM_PLAN if rules is None else rules,
+                           model_type=model_type, label=format_passes(names))
+    if getattr(args, "verify_each", False):
+        return built.verified(verifier(specs=specs, rules=rules, model_type=model_type))
+    return built
 
 
 def _names(args: argparse.Namespace, prefix: str = "") -> tuple[str, ...]:
@@ -167,6 +207,8 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
     timer = timer if timer is not None else Timer()
     if getattr(args, "print_pipeline", False):
         say(format_passes(_names(args)))
+        header = plan if plan is not None or args.model_type is not None else read_json(args.plan)
+        note(args, model_type_line(args, header if isinstance(header, Mapping) else {}))
         return None
     plan = plan if plan is not None else timer.time("load", lambda: load(args.plan))
     built = pipeline_from(args)
@@ -177,4 +219,5 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
 def print_stats(args: argparse.Namespace, run: Run) -> None:
     """The ``--stats`` table on stderr, when asked for."""
     if getattr(args, "stats", False):
-        sys.stderr.write(format_stats(run.trace, run.timer.steps))
+        sys.stderr.write(format_stats(run.trace, run.timer.steps)
+                         + model_type_line(args, run.plan) + "\n")

@@ -28,6 +28,7 @@ from metaplan.inputs import (
     parse_size,
 )
 from metaplan.passes.registry import PASSES
+from metaplan.verify import CHECKS
 from metaplan.version import __version__
 
 __all__ = ["console", "main"]
@@ -60,7 +61,8 @@ def _pipeline_options(sub: argparse.ArgumentParser, *, plan: bool = True,
     sub.add_argument(f"{dash}rules", metavar="F",
                      help="inline rules JSON (default: from the plan's injections)")
     sub.add_argument(f"{dash}model-type", metavar="T",
-                     help="model type for spec lookup (default: the plan's model_type)")
+                     help="model type for spec lookup (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
     sub.add_argument(f"{dash}passes", metavar="SPEC",
                      help=f"comma-separated passes to run (default: normalize, the three "
                           f"stages): {_PASS_LIST}")
@@ -131,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
                                            "(exit 1 when they differ)")
     sub.add_argument("a", metavar="A", help="the plan to start from")
     sub.add_argument("b", metavar="B", help="the plan to arrive at")
+    sub.add_argument("--passes", metavar="SPEC",
+                     help="run these passes on both plans first, then diff: compare them modulo "
+                          "a projection (e.g. slim) or a normalization")
     _format_option(sub)
     _out_option(sub)
     sub.add_argument("--exit-code", action="store_true", help=argparse.SUPPRESS)
@@ -165,8 +170,15 @@ def _parser() -> argparse.ArgumentParser:
                                              "(exit 1 with a list when violated)")
     sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
     sub.add_argument("--checks", metavar="C",
-                     help="comma-separated checks (default: all): entry-object, "
-                          "boundary-class, class-key, single-contract")
+                     help=f"comma-separated checks (default: all but spec-coverage, which "
+                          f"--specs or --rules add): {', '.join(CHECKS)}")
+    sub.add_argument("--specs", metavar="F",
+                     help="strategy specs JSON for spec-coverage (default: the built-in registry)")
+    sub.add_argument("--rules", metavar="F",
+                     help="inline rules JSON for spec-coverage (default: the plan's injections)")
+    sub.add_argument("--model-type", metavar="T",
+                     help="model type for spec-coverage (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
     sub.add_argument("--format", choices=("text", "json"), default="text")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")

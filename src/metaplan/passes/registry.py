@@ -1,7 +1,8 @@
 """Passes by name, and the textual pipeline spec: ``strip-ep-sub-boundaries,...``.
 
 A spec is a comma-separated list of pass names; ``normalize`` stands for
-the three stages in the seed's order. Names are written in kebab case, and
+the three stages in the seed's order. ``slim`` (upstream's projection, see
+:mod:`metaplan.passes.slim`) runs only when named. Names are written in kebab case, and
 the snake-case names records carry are accepted too.
 
 >>> parse_passes("normalize")
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 from metaplan.names import parse_names
 from metaplan.passes.mark_shared import mark_shared_class_boundaries
+from metaplan.passes.slim import slim
 from metaplan.passes.strip_ep import strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
 from metaplan.pipeline import Pass, Pipeline
@@ -44,17 +46,19 @@ PASSES: dict[str, Callable[[Settings], Pass]] = {
     "strip-external-state-boundaries": lambda s: strip_external_state_boundaries(),
     # reads the class map of the run's input, as the seed's full_class_map
     "mark-shared-class-boundaries": lambda s: mark_shared_class_boundaries(),
+    "slim": lambda s: slim,
 }
 """Pass name -> how to build it from the settings."""
 
-NORMALIZE = tuple(PASSES)
-"""The seed's three stages, in its order."""
+NORMALIZE = tuple(name for name in PASSES if name != "slim")
+"""The seed's three stages, in its order (``slim`` runs only when named)."""
 
 
 def parse_passes(text: str, *, where: str = "--passes") -> tuple[str, ...]:
     """The pass names of a spec, checked; ``normalize`` expands to :data:`NORMALIZE`."""
     return parse_names(text, tuple(PASSES), what="pass", where=where,
-                       groups={"normalize": NORMALIZE}, note=", and normalize for all three")
+                       groups={"normalize": NORMALIZE},
+                       note=", and normalize for the seed's three stages")
 
 
 def format_passes(names: Iterable[str]) -> str:

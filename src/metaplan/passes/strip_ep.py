@@ -30,7 +30,14 @@ from metaplan.edit import Edit
 from metaplan.passes._edits import unboundary
 from metaplan.pipeline import EditPass
 from metaplan.plan import Plan
-from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, StrategySpec, rules_from_plan
+from metaplan.rules import (
+    BUILTIN_SPECS,
+    InlineRule,
+    SpecRegistry,
+    StrategySpec,
+    model_type_of,
+    rules_from_plan,
+)
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
 
 __all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model_type",
@@ -47,8 +54,9 @@ def _matcher(pattern: str) -> Callable[[str], Any]:
 
 
 def resolve_model_type(setting: ModelTypeSetting, plan: Plan) -> str | None:
-    """The model type a setting names: the plan's own for :data:`FROM_PLAN`."""
-    return plan.model_type if setting is FROM_PLAN else setting
+    """The model type a setting names: the plan's own for :data:`FROM_PLAN`, read as
+    upstream reads it (:func:`~metaplan.rules.model_type_of`)."""
+    return model_type_of(plan).value if setting is FROM_PLAN else setting
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,422 @@
+"""Every check of ``metaplan verify``: a real plan that passes it, a real plan that breaks it.
+
+Each check is tried on the bundled plans (deepseek_v3.hf5, qwen3_moe.hf5,
+llama3_8b.hf4), through the library and through the command, and on
+generated plans built to break exactly one check.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+import metaplan
+from conftest import DATA, FIXTURES, SMALL_FIXTURES, fixture_path, raw_input
+from metaplan.emitter import is_boundary_entry, parse_placement
+from metaplan.passes.slim import slim
+from metaplan.testing import (
+    TARGETS,
+    VERIFY_CHECKS,
+    ViolatingPlan,
+    sound_plan_dicts,
+    violating_plan_dicts,
+)
+from metaplan.verify import CHECKS as CHECK_FUNCTIONS
+from metaplan.verify import DEFAULT_CHECKS
+from test_cli import metaplan as run
+
+DEEPSEEK, QWEN, UNKNOWN = TARGETS
+Raw = dict[str, Any]
+Path_ = tuple[Any, ...]
+CHECKS = tuple(CHECK_FUNCTIONS)
+
+
+def _real(name: str = "deepseek_v3.hf5") -> Raw:
+    return json.loads(raw_input(name))  # type: ignore[no-any-return]
+
+
+def _found(raw: Raw, checks: Any = CHECKS, **settings_: Any) -> list[tuple[str, Path_]]:
+    return [(v.check, v.path)
+            for v in metaplan.verify(metaplan.Plan.from_json(raw), checks, **settings_)]
+
+
+# the bundled plans -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_every_bundled_plan_and_its_normal_form_passes_every_check(name: str) -> None:
+    for path in (fixture_path(name), DATA / f"{name}.expected.json.gz"):
+        found = metaplan.verification(metaplan.load(path), CHECKS)
+        assert found.violations == (), path
+        assert found.checks == tuple(CHECKS)
+        # lm_head's S(-1) is the one thing worth a note, on every plan
+        assert [n.path[1:] for n in found.notes] == [("lm_head", "out_dst", "output", "tp"),
+                                                     ("lm_head", "out_src", "output", "tp")]
+
+
+def test_default_checks_leave_spec_coverage_to_explicit_settings() -> None:
+    assert tuple(name for name in CHECKS if name != "spec-coverage") == DEFAULT_CHECKS
+    plan = metaplan.Plan.from_json(_with_unknown_target(_real()))
+    assert metaplan.verify(plan) == ()
+    for explicit in ({"specs": metaplan.BUILTIN_SPECS},
+                     {"rules": metaplan.rules_from_plan(plan)}):
+        assert [v.check for v in metaplan.verify(plan, **explicit)] == ["spec-coverage"]
+    assert [v.check for v in metaplan.verify(plan, "spec-coverage")] == ["spec-coverage"]
+
+
+# one passing and one failing real variant per check ----------------------------------
+
+
+def _with_unknown_target(raw: Raw) -> Raw:
+    raw["injections"].append({"match": "model.layers.*.self_attn",
+                              "inner_wrapper": {"_target_": "example.cp.ring_wrapper"}})
+    return raw
+
+
+def _entry_object(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        raw["param_plan"]["model.junk"] = "not an entry"
+        return ("param_plan", "model.junk")
+    raw["param_plan"]["model.layers.10.mlp.experts"]["x_note"] = "any key"  # still an object
+    return None
+
+
+def _boundary_class(raw: Raw, fail: bool) -> Path_ | None:
+    # upstream's predicate: without is_boundary, a non-empty contract makes a boundary;
+    # an explicit is_boundary: false wins over a contract
+    if fail:
+        raw["param_plan"]["model.extra"] = {"out_names": ["output"]}
+        return ("param_plan", "model.extra")
+    raw["param_plan"]["model.extra"] = {"is_boundary": False,
+                                        "in_src": {"hidden_states": {"tp": "R"}}}
+    return None
+
+
+def _class_key(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        raw["boundary_classes"]["model.ghost"] = "DeepseekV3MLP"
+        return ("boundary_classes", "model.ghost")
+    raw["param_plan"]["model.extra"] = {"params": {}}
+    raw["boundary_classes"]["model.extra"] = "DeepseekV3MLP"  # a class for a non-boundary
+    return None
+
+
+def _single_contract(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:  # a key outside the old five: the whole entry counts, params aside
+        raw["param_plan"]["model.layers.1.mlp"]["region_dispatch"] = True
+        return ("boundary_classes", "model.layers.1.mlp")
+    raw["param_plan"]["model.layers.10.mlp.experts"]["in_src"] = {"x": {"tp": "S(0)"}}
+    return None  # a non-boundary of the class may differ
+
+
+def _injection_agreement(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        raw["injections"].append({"match": "model.layers.4.mlp", "local_compute_fn": QWEN})
+        return ("injections", len(raw["injections"]) - 1, "local_compute_fn")
+    raw["injections"].append({"match": "model.layers.*.mlp", "local_compute_fn": QWEN})
+    return None  # a glob resolves to no class, as upstream reads it
+
+
+def _spec_coverage(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        _with_unknown_target(raw)
+        return ("injections", len(raw["injections"]) - 1, "inner_wrapper")
+    raw["injections"].append({"match": "model.layers.*.mlp", "local_compute_fn": DEEPSEEK})
+    return None
+
+
+def _non_empty(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        raw["param_plan"], raw["boundary_classes"], raw["frozen_sharded_params"] = {}, {}, []
+        return ("param_plan",)
+    keep = "model.norm"
+    raw["param_plan"] = {keep: raw["param_plan"][keep]}
+    raw["boundary_classes"] = {keep: raw["boundary_classes"][keep]}
+    raw["frozen_sharded_params"], raw["injections"] = [], []
+    return None
+
+
+def _frozen_sharded_params(raw: Raw, fail: bool) -> Path_ | None:
+    params = raw["param_plan"]["model.layers.0.mlp"]["params"]
+    if fail:
+        params["down_proj.weight"]["tp"] = "R"
+        return ("frozen_sharded_params",)
+    params["extra.bias"] = {"tp": "R"}  # an all-R param is not sharded
+    params["down_proj.weight"]["tp"] = "SS(1,2)"  # a strided shard is
+    return None
+
+
+def _placement(raw: Raw, fail: bool) -> Path_ | None:
+    entry = raw["param_plan"]["lm_head"]
+    if fail:
+        entry["in_src"]["hidden_states"]["tp"] = "S(zero)"
+        return ("param_plan", "lm_head", "in_src", "hidden_states", "tp")
+    entry["in_src"]["hidden_states"] = {"tp": "P(avg)", "ep": "R"}
+    entry["out_src"]["output"]["tp"] = "SS(-1, 4)"  # a negative dim is a note, not a violation
+    return None
+
+
+def _schema(raw: Raw, fail: bool) -> Path_ | None:
+    if fail:
+        raw["covered"]["sharding_plan"] = "yes"
+        return ("covered", "sharding_plan")
+    del raw["signature"], raw["yaml_sha256"]  # only present fields are typed
+    return None
+
+
+VARIANTS: dict[str, Callable[[Raw, bool], Path_ | None]] = {
+    "entry-object": _entry_object, "boundary-class": _boundary_class, "class-key": _class_key,
+    "single-contract": _single_contract, "injection-agreement": _injection_agreement,
+    "spec-coverage": _spec_coverage, "non-empty": _non_empty,
+    "frozen-sharded-params": _frozen_sharded_params, "placement": _placement,
+    "schema": _schema,
+}
+
+
+def test_every_check_has_variants() -> None:
+    assert set(VARIANTS) == set(CHECKS) == set(VERIFY_CHECKS)
+
+
+@pytest.mark.parametrize("check", list(VARIANTS))
+def test_each_check_through_the_library(check: str) -> None:
+    good, bad = _real(), _real()
+    assert VARIANTS[check](good, False) is None
+    assert _found(good) == []
+    path = VARIANTS[check](bad, True)
+    assert _found(bad) == [(check, path)]
+    assert _found(bad, [check]) == [(check, path)]
+    others = [name for name in CHECKS if name != check]
+    assert _found(bad, others) == []
+
+
+@pytest.mark.parametrize("check", list(VARIANTS))
+def test_each_check_through_the_command(check: str, tmp_path: Path) -> None:
+    good, bad = _real(), _real()
+    VARIANTS[check](good, False)
+    path = VARIANTS[check](bad, True)
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    explicit = ["--specs", str(DATA / "specs.json")] if check == "spec-coverage" else []
+    passed = run("verify", tmp_path / "good.json", *explicit)
+    assert passed.returncode == 0, passed.stdout
+    assert passed.stdout.startswith(f"{tmp_path / 'good.json'}: ok (".encode())
+    failed = run("verify", tmp_path / "bad.json", "--format", "json", *explicit)
+    assert failed.returncode == 1, failed.stderr
+    report = json.loads(failed.stdout)
+    assert [(v["check"], tuple(v["path"])) for v in report["violations"]] == [(check, path)]
+    assert report["violations"][0]["message"]
+    assert check in report["checks"]
+    text = run("verify", tmp_path / "bad.json", "--checks", check)
+    assert text.returncode == 1
+    assert text.stdout.decode().splitlines()[0].endswith(f"1 violation(s) ({check}: 1)")
+
+
+# the messages say what, where, and how to fix it ---------------------------------------
+
+
+def _message(check: str) -> str:
+    raw = _real()
+    VARIANTS[check](raw, True)
+    (violation,) = metaplan.verify(metaplan.Plan.from_json(raw), [check])
+    return violation.message
+
+
+def test_messages_name_what_was_expected_and_found() -> None:
+    assert "no is_boundary; it has out_names" in _message("boundary-class")
+    assert ("model.layers.0.mlp has region_dispatch (absent), model.layers.1.mlp has true"
+            in _message("single-contract"))
+    agreement = _message("injection-agreement")
+    assert ("class DeepseekV3MoE has conflicting local_compute_fn: injections[0] (match "
+            "model.layers.3.mlp) has") in agreement
+    coverage = _message("spec-coverage")
+    assert coverage.startswith("no strategy spec for example.cp.ring_wrapper (model type "
+                               "'deepseek_v3' from the plan's model_type; gap 1 of 1)")
+    assert "1 listed but with no S/SS/P placement (model.layers.0.mlp.down_proj.weight)" \
+        in _message("frozen-sharded-params")
+    assert '"S(zero)" does not parse: S(zero) has no integer dim' in _message("placement")
+    assert _message("schema") == 'must be a boolean, found a string ("yes")'
+
+
+def test_spec_coverage_reports_every_gap_at_once() -> None:
+    raw = _with_unknown_target(_real())
+    raw["injections"].append({"match": "lm_head", "local_compute_fn": UNKNOWN})
+    raw["injections"].append({"match": "model.norm", "local_compute_fn": UNKNOWN})
+    found = metaplan.verify(metaplan.Plan.from_json(raw), ["spec-coverage"])
+    assert [v.path for v in found] == [("injections", 58, "inner_wrapper"),
+                                       ("injections", 59, "local_compute_fn")]
+    assert "gap 2 of 2); also named at injections[60].local_compute_fn" in found[1].message
+    rules = [metaplan.InlineRule(match=("x",), local_compute_target=UNKNOWN,
+                                 inner_wrapper_target=DEEPSEEK)]
+    by_rules = metaplan.verify(metaplan.Plan.from_json(_real()), rules=rules)
+    assert [(v.check, v.path) for v in by_rules] == [
+        ("spec-coverage", ("rules", 0, "local_compute_target"))]
+
+
+def test_spec_coverage_uses_the_model_type_and_its_aliases() -> None:
+    specific = metaplan.SpecRegistry.of(
+        [metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", "DeepseekV3MoE",
+                               model_type="deepseek_v3")], {"DSV3": "deepseek_v3"})
+    raw = _real()
+    plan = metaplan.Plan.from_json(raw)
+    assert metaplan.verify(plan, specs=specific) == ()
+    assert metaplan.verify(plan, specs=specific, model_type="DSV3") == ()
+    found = metaplan.verify(plan, specs=specific, model_type="llama")
+    assert len(found) == 1 and "(model type 'llama'; gap 1 of 1)" in found[0].message
+    del raw["model_type"]  # model_class DeepseekV3ForCausalLM: the same family by spelling
+    assert metaplan.verify(metaplan.Plan.from_json(raw), specs=specific) == ()
+
+
+def test_the_command_runs_spec_coverage_when_asked_for(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_with_unknown_target(_real())))
+    assert run("verify", plan).returncode == 0
+    assert run("verify", plan, "--checks", "spec-coverage").returncode == 1
+    assert run("verify", plan, "--specs", DATA / "specs.json").returncode == 1
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{"match": ["model.layers.3.mlp"],
+                                            "local_compute_target": DEEPSEEK}]}))
+    assert run("verify", plan, "--rules", rules).returncode == 0  # the rules replace injections
+    typed = run("verify", plan, "--checks", "spec-coverage", "--model-type", "qwen3_moe")
+    assert typed.returncode == 1 and b"(model type 'qwen3_moe'; gap 1 of 1)" in typed.stdout
+
+
+# the boundary predicate and placements, alone --------------------------------------------
+
+
+def test_the_boundary_predicate_is_upstreams() -> None:
+    cases: dict[bool, tuple[Any, ...]] = {
+        True: ({"is_boundary": True}, {"is_boundary": 1}, {"is_boundary": "false"},
+               {"in_src": {"x": {}}}, {"out_names": ["y"]}, {"is_boundary": None, "out_dst": {
+                   "y": {"tp": "R"}}}),
+        False: ({"is_boundary": False, "in_src": {"x": {"tp": "R"}}}, {"is_boundary": 0},
+                {"in_src": {}, "out_names": []}, {"params": {"w": {"tp": "S(0)"}}}, {},
+                "junk", None, ["in_src"]),
+    }
+    for expected, entries in cases.items():
+        for entry in entries:
+            assert is_boundary_entry(entry) is expected, entry
+            if isinstance(entry, dict):
+                assert is_boundary_entry(metaplan.freeze(entry)) is expected, entry
+
+
+@pytest.mark.parametrize("text", ["R", "S(0)", "S(-1)", "S( 2 )", "P(sum)", "P(avg)",
+                                  "SS(0,2)", "SS(-1, 4)"])
+def test_placements_upstream_parses(text: str) -> None:
+    assert parse_placement(text).kind == text.split("(")[0]
+
+
+@pytest.mark.parametrize("text", ["", "r", "S", "S()", "S(x)", "S(0,1)", "P()", "SS(1)",
+                                  "SS(1,2,3)", "SS(0,x)", "Shard(0)", "R(0)", " R"])
+def test_placements_upstream_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_placement(text)
+
+
+def test_placement_axes_odd_shapes_and_notes() -> None:
+    raw = _real("llama3_8b.hf4")
+    entry = raw["param_plan"]["model.norm"]
+    entry["params"]["weight"] = {"dp": "R"}
+    entry["params"]["bias"] = "S(0)"
+    entry["in_src"] = {"x": {"tp": 0}}
+    entry["in_dst"] = ["R"]
+    found = metaplan.verify(metaplan.Plan.from_json(raw), ["placement"])
+    assert [v.path[2:] for v in found] == [("in_dst",), ("in_src", "x", "tp"),
+                                           ("params", "bias"), ("params", "weight", "dp")]
+    assert "axis \"dp\" is not in mesh_dim_names [ep, tp]" in found[3].message
+    raw["mesh_dim_names"] = None  # no active axes named: any axis goes
+    found = metaplan.verify(metaplan.Plan.from_json(raw), ["placement"])
+    assert [v.path[-1] for v in found] == ["in_dst", "tp", "bias"]
+    raw["mesh_dim_names"] = "tp"
+    first = metaplan.verify(metaplan.Plan.from_json(raw), ["placement"])[0]
+    assert first.path == ("mesh_dim_names",)
+
+
+def test_notes_are_shown_and_do_not_fail(tmp_path: Path) -> None:
+    done = run("verify", fixture_path("llama3_8b.hf4"))
+    assert done.returncode == 0
+    lines = done.stdout.decode().splitlines()
+    assert lines[1].startswith('  note: placement: param_plan["lm_head"].out_dst.output.tp: '
+                               "S(-1) has a negative dim: an uneven shard of dim 0")
+    as_json = json.loads(run("verify", fixture_path("llama3_8b.hf4"), "--format", "json").stdout)
+    assert as_json["violations"] == [] and len(as_json["notes"]) == 2
+
+
+# the same checks between passes --------------------------------------------------------
+
+
+def test_verify_each_and_verified_pipelines_use_the_same_checks(tmp_path: Path) -> None:
+    raw = _real()
+    _placement(raw, True)
+    plan = metaplan.Plan.from_json(raw)
+    with pytest.raises(metaplan.VerificationError) as info:
+        metaplan.normalize_pipeline().verified(metaplan.verify).run(plan)
+    assert [v.check for v in info.value.violations] == ["placement"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw))
+    done = run("normalize", path, "--verify-each", "-o", tmp_path / "out.json")
+    assert done.returncode == 1 and b"placement: param_plan[\"lm_head\"]" in done.stderr
+    # --specs brings spec-coverage along, as it does for verify
+    covered = tmp_path / "uncovered.json"
+    covered.write_text(json.dumps(_with_unknown_target(_real())))
+    assert run("normalize", covered, "--verify-each", "-o", tmp_path / "o.json").returncode == 0
+    strict = run("normalize", covered, "--verify-each", "--specs", DATA / "specs.json", "-o",
+                 tmp_path / "o.json")
+    assert strict.returncode == 1 and b"spec-coverage" in strict.stderr
+    named = metaplan.verifier(specs=metaplan.BUILTIN_SPECS)
+    assert repr(named) == "verify(specs=SpecRegistry(<2 specs, 2 aliases>))"
+    line = metaplan.pipeline(metaplan.strip_external_state_boundaries()).verified(named)
+    with pytest.raises(metaplan.VerificationError, match="spec-coverage"):
+        line.run(metaplan.Plan.from_json(_with_unknown_target(_real())))
+
+
+def test_bisect_uses_the_verify_settings(tmp_path: Path) -> None:
+    covered = tmp_path / "uncovered.json"
+    covered.write_text(json.dumps(_with_unknown_target(_real())))
+    assert run("bisect", covered).returncode == 1
+    found = run("bisect", covered, "--specs", DATA / "specs.json")
+    assert found.returncode == 0 and b"state 0, the input" in found.stdout
+
+
+# generated plans -------------------------------------------------------------------------
+
+
+@settings(max_examples=60)
+@given(sound_plan_dicts())
+def test_sound_plans_pass_and_the_passes_keep_them_sound(meta: Raw) -> None:
+    plan = metaplan.Plan.from_json(meta)
+    assert metaplan.verify(plan, CHECKS) == ()
+    assert metaplan.verify(metaplan.loads(metaplan.dumps(plan)), CHECKS) == ()
+    assert metaplan.verify(metaplan.normalize(plan).plan, CHECKS) == ()
+    assert metaplan.verify(slim(plan).plan, CHECKS) == ()
+
+
+@pytest.mark.parametrize("check", VERIFY_CHECKS)
+def test_generated_violations_are_reported_exactly(check: str) -> None:
+    @settings(max_examples=30)
+    @given(violating_plan_dicts(check))
+    def reported(case: ViolatingPlan) -> None:
+        assert case.check == check
+        before = copy.deepcopy(case.meta)
+        found = [(v.check, v.path)
+                 for v in metaplan.verify(metaplan.Plan.from_json(case.meta), CHECKS)]
+        assert found == [(check, case.path)]
+        assert case.meta == before  # verify reads, never writes
+
+    reported()
+
+
+def test_violating_plan_dicts_refuses_an_unknown_check() -> None:
+    with pytest.raises(ValueError, match="unknown check 'nope'"):
+        violating_plan_dicts("nope")
+
+
+@pytest.mark.parametrize("name", SMALL_FIXTURES)
+def test_slim_keeps_the_small_real_plans_sound(name: str) -> None:
+    plan = metaplan.load(fixture_path(name))
+    assert metaplan.verify(slim(plan).plan, CHECKS) == ()
