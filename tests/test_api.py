@@ -35,8 +35,8 @@ LAYERS = (
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
     "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
-    "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "verify", "compare", "compat",
-    "oracle", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
+    "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "verify", "compare",
+    "compat", "oracle", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
     "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge", "cli._records",
     "cli._explain", "cli._compare", "cli._verify", "cli._main", "cli", "__main__", "",
 )
