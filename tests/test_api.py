@@ -31,7 +31,7 @@ PUBLIC = {
 }
 LAYERS = (
     "version", "errors", "settings", "frozen", "names", "braces", "sequences", "inputs",
-    "outputs", "jsonio", "rules",
+    "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
     "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",

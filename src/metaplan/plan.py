@@ -34,8 +34,9 @@ from metaplan.digest import DigestState, Touched, derive, digest_all, hexdigest
 from metaplan.errors import PlanError, describe
 from metaplan.frozen import MISSING, freeze_owned, interned, json_equal, paused_gc, thaw, to_raw
 from metaplan.inputs import source_name
-from metaplan.jsonio import check_tree, dumps_pretty, parse_json, read_bytes, write_atomic
+from metaplan.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
 from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
+from metaplan.streaming import parse_plan_text
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
            "loads", "plan_from_file_data"]
@@ -386,7 +387,8 @@ def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
     ``SpecError`` naming ``source`` and the JSON path) for bad input.
     """
     with paused_gc():
-        return plan_from_file_data(parse_json(data, source=source), source=source)
+        text = decode_text(data, source)
+        return plan_from_file_data(parse_plan_text(text, source), source=source)
 
 
 def plan_from_file_data(raw: Any, *, source: str = "<input>") -> Plan:
@@ -401,8 +403,12 @@ def plan_from_file_data(raw: Any, *, source: str = "<input>") -> Plan:
 
 
 def load(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin."""
-    return loads(read_bytes(path), source=source_name(path))
+    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin.
+
+    The file's bytes are let go once decoded, before the text is parsed.
+    """
+    source = source_name(path)
+    return loads(decode_text(read_bytes(path), source), source=source)
 
 
 def dumps(plan: Plan) -> bytes:
