@@ -134,7 +134,8 @@ class _Reader:
         The hot loop of a big plan: one regex to the key, one past the colon,
         the C decoder for the value, one regex past the comma.
         """
-        text, decode = self.text, _DECODER.scan_once  # the C scanner, without raw_decode's wrapper
+        text = self.text
+        decode = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner itself
         out: dict[str, Any] = {}
         shared: dict[bytes, Any] = {}
         found = _FIRST.match(text, self.at)
