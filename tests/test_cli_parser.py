@@ -1,0 +1,35 @@
+"""The command line's parser: its written-out names match the registries; it imports little."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from metaplan.cli._main import COMMANDS, _command
+from metaplan.cli._parser import CHECK_NAMES, PASS_NAMES, parser
+from metaplan.passes.registry import PASSES
+from metaplan.verify import CHECKS
+
+
+def test_the_help_names_every_pass_and_check_of_the_registries() -> None:
+    assert PASS_NAMES == tuple(PASSES)
+    assert CHECK_NAMES == tuple(CHECKS)
+
+
+def test_every_command_has_a_parser_and_a_function() -> None:
+    choices = parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(choices) == set(COMMANDS)
+    assert all(callable(_command(name)) for name in COMMANDS)
+
+
+def test_help_imports_no_pass_and_no_plan_machinery() -> None:
+    code = ("import sys\nfrom metaplan.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('metaplan', 'pyrsistent', "
+            "'tempfile', 'difflib', 'dataclasses', 'pathlib'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = done.stdout.strip().splitlines()[-1]
+    for heavy in ("metaplan.passes", "metaplan.plan", "metaplan.edit", "pyrsistent", "tempfile",
+                  "difflib", "dataclasses", "pathlib"):
+        assert f"'{heavy}" not in loaded, loaded
