@@ -12,13 +12,13 @@ from metaplan.verify import CHECKS
 
 
 def test_the_help_names_every_pass_and_check_of_the_registries() -> None:
-    assert PASS_NAMES == tuple(PASSES)
-    assert CHECK_NAMES == tuple(CHECKS)
+    assert tuple(PASSES) == PASS_NAMES
+    assert tuple(CHECKS) == CHECK_NAMES
 
 
 def test_every_command_has_a_parser_and_a_function() -> None:
-    choices = parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert set(choices) == set(COMMANDS)
+    action = parser()._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert isinstance(action.choices, dict) and set(action.choices) == set(COMMANDS)
     assert all(callable(_command(name)) for name in COMMANDS)
 
 
