@@ -142,7 +142,7 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
     if globs:
         by_class: dict[str, list[str]] = {}
         for fqn, cls in classes.items():
-            if type(cls) is str and cls in globs:
+            if isinstance(cls, str) and cls in globs:  # str subclasses too, as the seed compares
                 by_class.setdefault(cls, []).append(fqn)
         for cls, items in globs.items():
             names = _Names(by_class.get(cls, ()))
