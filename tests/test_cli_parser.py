@@ -33,3 +33,20 @@ def test_help_imports_no_pass_and_no_plan_machinery() -> None:
     for heavy in ("metaplan.passes", "metaplan.plan", "metaplan.edit", "pyrsistent", "tempfile",
                   "difflib", "dataclasses", "pathlib"):
         assert f"'{heavy}" not in loaded, loaded
+
+
+def test_main_in_process_leaves_the_collector_as_it_was(capsys: object) -> None:
+    import gc
+
+    from conftest import fixture_path
+    from metaplan.cli import main
+
+    assert gc.isenabled()
+    assert main(["hash", str(fixture_path("llama3_8b.hf4"))]) == 0
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert main(["hash", str(fixture_path("llama3_8b.hf4"))]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
