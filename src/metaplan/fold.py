@@ -94,6 +94,13 @@ def _inner(rest: tuple[Any, ...]) -> str:
     return key_path(rest) or "entry"
 
 
+def _identity(value: Any) -> Hashable:
+    """A flat value as itself (with its type: ``1`` is not ``true``), any other by its id."""
+    kind = type(value)
+    return (kind, value) if kind is str or kind is bool or kind is int or value is None \
+        else id(value)
+
+
 def _label(change: Change) -> tuple[str, str]:
     """``(field, label)`` of a change to a module: the entry's key path, or ``class``."""
     if change.path[0] == "boundary_classes":
@@ -122,11 +129,20 @@ def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
     exact: dict[tuple[Hashable, ...], list[str]] = {}
     shapes: dict[tuple[Hashable, ...], list[tuple[Hashable, ...]]] = {}
     sample: dict[tuple[Hashable, ...], list[Change]] = {}
+    described: dict[tuple[Any, ...], tuple[Hashable, Hashable]] = {}
     for fqn, ordered in by_module.items():
         if len(ordered) > 1 and ordered[0].path[0] == "boundary_classes":
             ordered.append(ordered.pop(0))  # the entry's changes, then the class's (one)
-        shape = tuple((*_label(c), c.op) for c in ordered)
-        signature = (*shape, *((_key(c.old), _key(c.new)) for c in ordered))
+        parts = []
+        for c in ordered:  # modules changed alike share their changes' inner paths and values
+            seen = (c.path[0], c.path[2:], c.op, _identity(c.old), _identity(c.new))
+            known_part = described.get(seen)
+            if known_part is None:
+                known_part = described[seen] = ((*_label(c), c.op),
+                                                (_key(c.old), _key(c.new), c.old, c.new))
+            parts.append(known_part)
+        shape = tuple(part[0] for part in parts)
+        signature = (*shape, *(part[1][:2] for part in parts))
         known = exact.get(signature)
         if known is None:
             exact[signature] = [fqn]
