@@ -129,11 +129,11 @@ def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
     exact: dict[tuple[Hashable, ...], list[str]] = {}
     shapes: dict[tuple[Hashable, ...], list[tuple[Hashable, ...]]] = {}
     sample: dict[tuple[Hashable, ...], list[Change]] = {}
-    described: dict[tuple[Any, ...], tuple[Hashable, Hashable]] = {}
+    described: dict[tuple[Any, ...], tuple[tuple[str, str, str], tuple[Any, ...]]] = {}
     for fqn, ordered in by_module.items():
         if len(ordered) > 1 and ordered[0].path[0] == "boundary_classes":
             ordered.append(ordered.pop(0))  # the entry's changes, then the class's (one)
-        parts = []
+        parts: list[tuple[tuple[str, str, str], tuple[Any, ...]]] = []
         for c in ordered:  # modules changed alike share their changes' inner paths and values
             seen = (c.path[0], c.path[2:], c.op, _identity(c.old), _identity(c.new))
             known_part = described.get(seen)
