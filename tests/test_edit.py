@@ -166,3 +166,13 @@ def test_malformed_changes_are_refused(plan: metaplan.Plan) -> None:
             apply_changes(plan, [bad])
     with pytest.raises(ValueError, match="starts with a field name"):
         Edit(plan).set((), 1)
+
+
+def test_a_key_added_then_removed_in_one_edit_is_gone(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "new"), {"is_boundary": True})
+    edit.remove(("param_plan", "new"))
+    assert edit.get(("param_plan",)).thaw() == plan.to_json()["param_plan"]
+    new, record = edit.finish("p")
+    assert new == plan and [c.op for c in record.changes] == ["add", "remove"]
+    assert metaplan.replay(plan, [record]) == new
