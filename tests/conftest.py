@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 import metaplan
 
@@ -26,8 +26,10 @@ settings.register_profile("default", max_examples=150, deadline=None,
 settings.register_profile("ci", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("mutation", max_examples=30, deadline=None, derandomize=True,
-                          database=None, suppress_health_check=[HealthCheck.too_slow])
-"""For ``tools/mutate.py``: few examples, the same ones every run (a mutant's fate is fixed)."""
+                          database=None, phases=(Phase.explicit, Phase.generate),
+                          suppress_health_check=[HealthCheck.too_slow])
+"""For ``tools/mutate.py``: few examples, the same ones every run (a mutant's fate is fixed),
+and no shrinking (a failure is all it needs)."""
 settings.load_profile(os.environ.get("METAPLAN_HYPOTHESIS_PROFILE")
                       or ("ci" if os.environ.get("CI") else "default"))
 
