@@ -11,13 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, expected_bytes, fixture_path, raw_input
+from conftest import metaplan_cli as metaplan
 
 NAME = "deepseek_v3.hf5"
-
-
-def metaplan(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "metaplan", *map(str, args)], cwd=cwd,
-                          capture_output=True, timeout=120, check=False)
 
 
 def test_normalize_writes_the_seeds_bytes_and_records(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 import metaplan as metaplan_lib
 from conftest import DATA, expected_bytes, fixture_path, raw_input
-from test_cli import metaplan
+from conftest import metaplan_cli as metaplan
 
 NAME = "deepseek_v3.hf5"
 EXPECTED = DATA / f"{NAME}.expected.json.gz"

@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
 
 import metaplan
+from conftest import demo_record, make_record
 from metaplan import Change, ConflictError, Edit
 from metaplan.edit import apply_changes
+from metaplan.passes.slim import slim
+from metaplan.records import dumps_records, loads_records
+from metaplan.testing import plans
 
 
 @pytest.fixture
@@ -166,3 +171,160 @@ def test_malformed_changes_are_refused(plan: metaplan.Plan) -> None:
             apply_changes(plan, [bad])
     with pytest.raises(ValueError, match="starts with a field name"):
         Edit(plan).set((), 1)
+
+
+def test_a_change_must_be_a_change_with_a_tuple_path() -> None:
+    plan = metaplan.Plan.from_json({"x": 1})
+    with pytest.raises(ValueError, match="not a change"):
+        apply_changes(plan, [Change("frob", ("x",), 1, 2)])
+    with pytest.raises(ValueError, match="not a change"):
+        apply_changes(plan, [Change("set", ["x"], 1, 2)])  # type: ignore[arg-type]
+
+
+# apply: replaying a record, checked ------------------------------------------------
+
+
+def test_apply_makes_every_change_and_shares_the_rest(demo_plan: metaplan.Plan) -> None:
+    plan = demo_plan
+    record = demo_record(plan)
+    new = metaplan.apply(plan, record)
+    assert new.param_plan["a"]["is_boundary"] is False
+    assert new.param_plan["a"]["params"]["w"]["tp"] == "S(0)"
+    assert new.param_plan["b"]["skip_source_lowering"] is True
+    assert "b" not in new.boundary_classes
+    assert new["other"] is plan["other"]
+    assert plan.param_plan["a"]["is_boundary"] is True
+    assert new.content_hash == record.result
+
+
+def test_apply_names_the_first_conflicting_path(demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    other = demo_plan.set("param_plan", {"a": {"is_boundary": "no"}, "b": {}})
+    with pytest.raises(metaplan.ConflictError) as info:
+        metaplan.apply(other, record)
+    assert info.value.path == ("param_plan", "a", "is_boundary")
+    assert 'param_plan["a"].is_boundary' in str(info.value)
+    assert info.value.expected is True and info.value.found == "no"
+
+
+def test_apply_refuses_a_different_plan_even_when_paths_match(demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    other = demo_plan.set("other", {"kept": [3]})
+    with pytest.raises(metaplan.ConflictError, match="differ elsewhere"):
+        metaplan.apply(other, record)
+    assert metaplan.apply(other, record, check_hash=False).param_plan["a"]["is_boundary"] is False
+
+
+def test_one_is_not_true_for_preconditions(demo_plan: metaplan.Plan) -> None:
+    wrong = Change("set", ("param_plan", "b", "is_boundary"), True, False, "1 is not true")
+    with pytest.raises(metaplan.ConflictError, match="expects true, but the plan has 1"):
+        apply_changes(demo_plan, [wrong])
+
+
+@pytest.mark.parametrize("change, message", [
+    (Change("add", ("param_plan", "a", "is_boundary"), None, False), "already has"),
+    (Change("remove", ("boundary_classes", "zz"), "MLP", None), "no such key"),
+    (Change("set", ("param_plan", "zz", "is_boundary"), True, False), "no such key"),
+    (Change("set", ("other", "kept", "x"), 1, 2), "expected an object"),
+])
+def test_precondition_failures(demo_plan: metaplan.Plan, change: Change, message: str) -> None:
+    with pytest.raises(metaplan.ConflictError, match=message):
+        apply_changes(demo_plan, [change])
+
+
+def test_sequential_changes_on_one_path_apply_in_order(demo_plan: metaplan.Plan) -> None:
+    changes = [
+        Change("set", ("param_plan", "a", "is_boundary"), True, False),
+        Change("set", ("param_plan", "a", "is_boundary"), False, "x"),
+        Change("set", ("param_plan", "a"), metaplan.freeze({"is_boundary": "x", "params": {
+            "w": {"tp": "R"}}}), metaplan.freeze({"fresh": 1})),
+        Change("add", ("param_plan", "a", "more"), None, 2),
+    ]
+    new = apply_changes(demo_plan, changes)
+    assert dict(new.param_plan["a"]) == {"fresh": 1, "more": 2}
+
+
+def test_a_no_op_pass_returns_its_input(demo_plan: metaplan.Plan) -> None:
+    new, record = make_record("nothing", demo_plan, [])
+    assert new is demo_plan and record.is_noop and record.base == record.result
+
+
+def test_applied_values_are_copied_not_referenced() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+    entry: dict[str, object] = {"is_boundary": False}
+    new = apply_changes(plan, [Change("add", ("param_plan", "n"), None, entry),
+                               Change("add", ("param_plan", "f"), None, 1e-5)])
+    entry["zzz"] = 1
+    assert "zzz" not in new.param_plan["n"]
+    assert new == metaplan.Plan.from_json(new.to_json())
+    with pytest.raises(metaplan.PlanError, match="must be an object"):
+        apply_changes(plan, [Change("set", ("param_plan",), plan.param_plan, "MLP")])
+
+
+def test_a_replayed_record_that_sets_whole_fields_keeps_them_persistent_maps() -> None:
+    full = metaplan.Plan.from_json({"param_plan": {"a": {"is_boundary": True}},
+                                    "boundary_classes": {"a": "MLP"}})
+    empty = metaplan.Plan.from_json({})
+    (record,) = loads_records(dumps_records([metaplan.diff(empty, full)]))
+    rebuilt = metaplan.apply(empty, record)
+    assert rebuilt == full and type(rebuilt.param_plan) is type(full.param_plan)
+    assert metaplan.dumps(metaplan.normalize(rebuilt).plan) == metaplan.dumps(
+        metaplan.normalize(full).plan)
+    edit = metaplan.Edit(full)
+    edit.apply(Change("remove", ("boundary_classes",), full.boundary_classes))
+    dropped, removal = edit.finish("drop")
+    (removal,) = loads_records(dumps_records([removal]))
+    assert metaplan.apply(dropped, metaplan.invert(removal)) == full
+
+
+def test_a_key_added_then_removed_in_one_edit_is_gone(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    edit.set(("param_plan", "new"), {"is_boundary": True})
+    edit.remove(("param_plan", "new"))
+    assert edit.get(("param_plan",)).thaw() == plan.to_json()["param_plan"]
+    new, record = edit.finish("p")
+    assert new == plan and [c.op for c in record.changes] == ["add", "remove"]
+    assert metaplan.replay(plan, [record]) == new
+
+
+# the fast paths make what the general walk makes -------------------------------------
+
+
+def _by_hand(doc: Any, change: Change) -> None:
+    """``change`` made on plain JSON data, as RFC 6902 says (the reference)."""
+    *parents, last = change.path
+    node = doc
+    for key in parents:
+        node = node[key]
+    if change.op == "remove":
+        del node[last]
+    elif change.op == "add" and isinstance(node, list):
+        assert isinstance(last, int)
+        node.insert(last, metaplan.thaw(change.new))
+    else:
+        node[last] = metaplan.thaw(change.new)
+
+
+_LINE = metaplan.normalize_pipeline().then(slim)
+
+
+@given(plans(), plans())
+def test_one_change_at_a_time_makes_what_the_whole_record_makes(plan: metaplan.Plan,
+                                                                other: metaplan.Plan) -> None:
+    """Each change in an edit of its own, every record at once, and plain dicts, agree."""
+    trace = _LINE.run(plan)
+    steps = [*zip(trace.states, trace.records, strict=False),
+             (trace.final, metaplan.diff(trace.final, other))]
+    for start, record in steps:
+        whole = metaplan.apply(start, record)
+        one = start
+        for change in record.changes:
+            edit = Edit(one)
+            edit.apply(change)
+            one = edit.finish("one")[0]
+        doc = start.to_json()
+        for change in record.changes:
+            _by_hand(doc, change)
+        assert metaplan.dumps(one) == metaplan.dumps(whole) == metaplan.dumps(
+            metaplan.Plan.from_json(doc))
+        assert one.content_hash == whole.content_hash == record.result

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import gzip
 import json
 import os
@@ -28,7 +29,6 @@ import metaplan
 import metaplan.testing
 from conftest import (
     DATA,
-    FIXTURES,
     OLD,
     SOAK_EXAMPLES,
     assert_refused,
@@ -38,7 +38,6 @@ from conftest import (
     raw_input,
 )
 from metaplan.compat import normalize_inline_meta
-from metaplan.oracle import reference_normalize
 from metaplan.records import dumps_records
 from metaplan.testing import bad_plan_dicts, plan_dicts, rule_lists, spec_registries
 
@@ -221,18 +220,6 @@ def test_bad_specs_and_rules_exit_2_naming_the_file_and_where(case: str, tmp_pat
     assert_refused(done, "normalize", bad, fragment)
     assert out.read_bytes() == OLD
     assert leftovers(tmp_path) == []
-
-
-def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path: Path) -> None:
-    registry = metaplan.load_specs(specs_path)
-    specs = [*registry.specs.values(), *metaplan.BUILTIN_SPECS.specs.values()]
-    patterns = {p for spec in specs for p in spec.strip_boundary_subpatterns}
-    patterns |= set(metaplan.testing._SUB_PATTERNS)
-    for name in FIXTURES:
-        patterns |= {p for rule in metaplan.rules_from_plan(metaplan.load(fixture_path(name)))
-                     for p in rule.match}
-    assert "experts.*" in patterns and "experts.[0-1]" in patterns
-    assert [p for p in sorted(patterns) if metaplan.rules.check_pattern(p, "p") != p] == []
 
 
 # replay safety ------------------------------------------------------------------
@@ -454,7 +441,7 @@ def _unsafe_uses(path: Path) -> list[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             names = [node.func.id] if node.func.id in _UNSAFE_CALLS else []
         else:
-            names = []
+            continue
         found += [f"{path.name}:{node.lineno}: {name}" for name in names
                   if name.split(".")[0] in _UNSAFE_MODULES | _UNSAFE_CALLS]
     return found
@@ -540,7 +527,7 @@ def test_soak_generated_plans_through_every_pass_and_the_loader(data: st.DataObj
     rnd = random.Random(data.draw(st.integers(0, 2**32), label="mutation seed"))
     for _ in range(3):
         broken = _mutated(text, rnd)
-        reread = _documented(lambda doc=broken: metaplan.loads(doc, source="gen.json"))
+        reread = _documented(functools.partial(metaplan.loads, broken, source="gen.json"))
         if isinstance(reread, metaplan.Plan):
             assert metaplan.loads(metaplan.dumps(reread)) == reread
         else:
@@ -557,20 +544,3 @@ def test_soak_bad_plans_are_refused_where_they_are_bad(case: tuple[dict[str, Any
     assert isinstance(refused, metaplan.InputError)
     assert str(refused).startswith("bad.json: ") and f" {where}" in str(refused)
     assert meta == snapshot
-
-
-def test_compat_still_takes_what_the_seed_takes_and_a_file_may_not_hold() -> None:
-    def meta() -> dict[str, Any]:
-        return {"param_plan": {"l.mlp": {"is_boundary": 1}, "l.mlp.shared_experts": {},
-                               "d.mlp": {"is_boundary": "false"}, "e.mlp": {"is_boundary": False},
-                               "x": None},
-                "boundary_classes": {"l.mlp": "DeepseekV3MoE", "l.mlp.shared_experts": "MLP",
-                                     "d.mlp": "MLP", "e.mlp": "MLP", "x": None, "y": 3},
-                "external_state_classes": [None, "Router"]}
-    rules = (metaplan.InlineRule(match=("l.mlp", "[bad"), local_compute_target=DEEPSEEK),)
-    ours, seed = meta(), meta()
-    normalize_inline_meta(ours, rules)
-    reference_normalize(seed, rules)
-    assert ours == seed and ours != meta()
-    with pytest.raises(metaplan.PlanError, match=r'param_plan\["l.mlp"\].is_boundary'):
-        metaplan.loads(json.dumps(meta()))

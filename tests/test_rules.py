@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 import metaplan
-from conftest import DATA, expected_bytes, fixture_path, raw_input
+import metaplan.rules
+import metaplan.testing
+from conftest import DATA, FIXTURES, expected_bytes, fixture_path, raw_input
+from conftest import metaplan_cli as run
 from metaplan.rules import BUILTIN_ALIASES, ModelType, model_key, model_type_of
 from metaplan.testing import TARGETS
-from test_cli import metaplan as run
 
 DEEPSEEK = TARGETS[0]
 NAME = "deepseek_v3.hf5"
@@ -106,7 +108,7 @@ def test_specs_files_declare_aliases(tmp_path: Path) -> None:
             "model_type": "dsv3"}
     path.write_text(json.dumps({"specs": [spec], "aliases": {"DeepseekV3ForCausalLM": "dsv3"}}))
     registry = metaplan.load_specs(path)
-    assert registry.lookup(DEEPSEEK, "DeepseekV3ForCausalLM") is not None
+    assert registry.lookup(DEEPSEEK, "DeepseekV3ForCausalLM") is registry.specs[(DEEPSEEK, "dsv3")]
     for aliases, message in (([], "must be an object of name -> model type"),
                              ({"X": 1}, r'aliases\["X"\]: an alias names a model type'),
                              ({"X": ""}, "found a string"),
@@ -140,3 +142,19 @@ def test_the_command_says_which_model_type_it_used(tmp_path: Path) -> None:
     assert given.stderr == b"metaplan trace: model type: custom (--model-type)\n"
     plain = run("explain", fixture_path(NAME), "lm_head", "--print-pipeline")
     assert plain.stderr.endswith(b"model type: deepseek_v3 (the plan's model_type)\n")
+
+
+def test_fixture_specs_file_is_the_builtin_registry(specs_path: Path) -> None:
+    assert metaplan.load_specs(specs_path) == metaplan.BUILTIN_SPECS
+
+
+def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path: Path) -> None:
+    registry = metaplan.load_specs(specs_path)
+    specs = [*registry.specs.values(), *metaplan.BUILTIN_SPECS.specs.values()]
+    patterns = {p for spec in specs for p in spec.strip_boundary_subpatterns}
+    patterns |= set(metaplan.testing._SUB_PATTERNS)
+    for name in FIXTURES:
+        patterns |= {p for rule in metaplan.rules_from_plan(metaplan.load(fixture_path(name)))
+                     for p in rule.match}
+    assert "experts.*" in patterns and "experts.[0-1]" in patterns
+    assert [p for p in sorted(patterns) if metaplan.rules.check_pattern(p, "p") != p] == []

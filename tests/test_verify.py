@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 
 import metaplan
-from conftest import DATA, FIXTURES, SMALL_FIXTURES, fixture_path, raw_input
+from conftest import DATA, FIXTURES, SMALL_FIXTURES, broken_small_plan, fixture_path, raw_input
+from conftest import metaplan_cli as run
 from metaplan.emitter import is_boundary_entry, parse_placement
 from metaplan.passes.slim import slim
 from metaplan.testing import (
@@ -29,7 +30,6 @@ from metaplan.testing import (
 )
 from metaplan.verify import CHECKS as CHECK_FUNCTIONS
 from metaplan.verify import DEFAULT_CHECKS
-from test_cli import metaplan as run
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
 Raw = dict[str, Any]
@@ -420,3 +420,56 @@ def test_violating_plan_dicts_refuses_an_unknown_check() -> None:
 def test_slim_keeps_the_small_real_plans_sound(name: str) -> None:
     plan = metaplan.load(fixture_path(name))
     assert metaplan.verify(slim(plan).plan, CHECKS) == ()
+
+
+# the checks through the library, on the small real plan -------------------------------
+
+
+def _small() -> metaplan.Plan:
+    return metaplan.load(fixture_path("deepseek_v3.hf5"))
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_real_plans_and_their_normal_forms_verify(name: str) -> None:
+    plan = metaplan.load(fixture_path(name))
+    assert metaplan.verify(plan) == ()
+    assert metaplan.verify(metaplan.normalize(plan).plan) == ()
+
+
+def test_each_check_names_the_place_and_what_is_wrong() -> None:
+    found = metaplan.verify(metaplan.Plan.from_json(broken_small_plan()))
+    assert [(v.check, v.path) for v in found] == [
+        ("entry-object", ("param_plan", "model.junk")),
+        ("boundary-class", ("param_plan", "model.norm")),
+        ("class-key", ("boundary_classes", "model.ghost")),
+        ("single-contract", ("boundary_classes", "model.layers.1.mlp")),
+    ]
+    contract = found[-1]
+    assert "class DeepseekV3MLP" in contract.message and "model.layers.0.mlp" in contract.message
+    assert "in_src" in contract.message and 'S(0)' in contract.message
+    assert str(found[0]).startswith('entry-object: param_plan["model.junk"]: ')
+    assert metaplan.verify(metaplan.Plan.from_json(broken_small_plan()),
+                           ["class-key"]) == (found[2],)
+    with pytest.raises(metaplan.SpecError, match="unknown check"):
+        metaplan.verify(_small(), ["no-such-check"])
+
+
+def test_params_may_differ_within_a_class() -> None:
+    raw = _small().to_json()
+    raw["param_plan"]["model.layers.1.mlp"]["params"]["other.weight"] = {"tp": "R"}
+    assert metaplan.verify(metaplan.Plan.from_json(raw)) == ()
+
+
+def test_checks_are_listed_in_order() -> None:
+    assert list(CHECKS) == ["entry-object", "boundary-class", "class-key", "single-contract",
+                            "injection-agreement", "spec-coverage", "non-empty",
+                            "frozen-sharded-params", "placement", "schema"]
+
+
+def test_single_contract_counts_every_contract() -> None:
+    raw = _small().to_json()
+    raw["param_plan"]["model.layers.1.mlp"]["in_src"] = {"hidden_states": {"tp": "S(0)"}}
+    raw["param_plan"]["model.layers.2.mlp"]["in_src"] = {"hidden_states": {"tp": "S(1)"}}
+    found = metaplan.verify(metaplan.Plan.from_json(raw), "single-contract")
+    assert [v.path[1] for v in found] == ["model.layers.1.mlp", "model.layers.2.mlp"]
+    assert all("has 3 boundary contracts: model.layers.0.mlp" in v.message for v in found)

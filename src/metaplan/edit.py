@@ -75,7 +75,7 @@ class _MapState:
         items = self.base.copy()
         for key, value in self.patch.items():
             if value is MISSING:
-                del items[key]
+                items.pop(key, None)  # a key this edit added, then removed, is in no base
             else:
                 items[key] = value
         return items
