@@ -38,7 +38,11 @@ __all__ = ["Conflict", "MergeResult", "merge", "merge_values", "rebase", "value_
 class Conflict(NamedTuple):
     """Two sides changed one place differently: its path and the three values there.
 
-    A value absent on a side is :data:`~metaplan.frozen.MISSING`.
+    A value absent on a side is :data:`~metaplan.frozen.MISSING`. Inside an
+    array, the path's last step is where the clashing region starts in the
+    base (the same whichever side is ours), and the values are the region's
+    items on each side. Each place is reported once, however many changes of
+    one side meet it.
     """
 
     path: Path
@@ -111,6 +115,7 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
     index = _Index(mine)
     edit = Edit(ours)
     conflicts: list[Conflict] = []
+    reported: set[Path] = set()
     for change in yours:
         met = index.meeting(change.path)
         if not met:
@@ -127,7 +132,10 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
                                         why=change.why):
                 edit.apply(step)
         else:
-            conflicts.append(_conflict(base, ours, theirs, change, met))
+            conflict = _conflict(base, ours, theirs, change, met)
+            if conflict.path not in reported:  # one per place, though many changes meet it
+                reported.add(conflict.path)
+                conflicts.append(conflict)
     if conflicts:
         return MergeResult(ours, ChangeRecord(name, ours, ours, ()), tuple(conflicts))
     plan, record = edit.finish(name)
@@ -163,7 +171,7 @@ def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
     result = merge3(*sides, key=_identity if keyed else None)
     merged = list(result.merged)
     for clash in result.conflicts:
-        at = (*path, clash.ours_span[0])
+        at = (*path, clash.base_span[0])  # where in the base: the same from either side
         if clash.kind == "item":
             merged[clash.merged_span[0]] = merge_values(at, clash.base[0], clash.ours[0],
                                                         clash.theirs[0], conflicts)
