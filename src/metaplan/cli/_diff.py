@@ -72,7 +72,8 @@ def diff(args: argparse.Namespace) -> int:
         labels = [f"{label} after {format_passes(names)}" for label in labels]
     patterns, said = _ignores(args)
     record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
-    note = f"ignored {len(dropped):,} changes ({said})" if said else ""
+    note = (f"ignored {len(dropped):,} change{'' if len(dropped) == 1 else 's'} ({said})"
+            if said else "")
     hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
                              note=note, painted=colour(args)))
