@@ -97,8 +97,11 @@ def show(args: argparse.Namespace) -> int:
 
 
 def _side(path: str) -> Plan:
-    """One side of a git diff: ``/dev/null`` (a file added or deleted) is the empty plan."""
-    return Plan.from_json({}) if path == os.devnull else load(path)
+    """One side of a git diff: ``/dev/null`` (a file added or deleted) is a plan with no
+    modules, so the modules of the other side fold as modules added (removed)."""
+    if path == os.devnull:
+        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+    return load(path)
 
 
 def git_diff(args: argparse.Namespace) -> int:
