@@ -395,3 +395,12 @@ def test_bad_input_is_exit_2_with_one_line(tmp_path: Path, what: str) -> None:
     args = (SMALL, broken) if what == "diff" else (SMALL, SMALL, broken)
     done = metaplan_cli(what, *args)
     assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and done.stdout == b""
+
+
+def test_the_apache_license_is_there_for_the_wheel() -> None:
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text
+    pyproject = (root / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in pyproject and 'license-files = ["LICENSE"]' in pyproject
