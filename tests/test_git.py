@@ -190,3 +190,26 @@ def test_git_merge_stops_on_conflicts_keeping_ours_as_valid_json(repo: Path) -> 
             "ours true, theirs false") in said
     assert "CONFLICT (content): Merge conflict in codegen_meta.json" in said
     assert _git(repo, "status", "--porcelain").stdout == f"UU {FILE}\n"
+
+
+def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_text(f"{FILE} merge=metaplan\n")
+    _git(tmp_path, "config", "merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P")
+    _git(tmp_path, "add", ".gitattributes")
+    _git(tmp_path, "commit", "-q", "-m", "no plan yet")
+    _git(tmp_path, "checkout", "-q", "-b", "theirs")
+    meta = _raw()
+    meta["param_plan"]["model.layers.3.mlp"]["region_dispatch"] = True
+    _put(tmp_path, meta, "their plan")
+    _git(tmp_path, "checkout", "-q", "main")
+    meta = _raw()
+    meta["injections"][5]["ep_size"] = 16
+    _put(tmp_path, meta, "our plan")
+    ours = (tmp_path / FILE).read_bytes()
+    done = _git(tmp_path, "merge", "--no-edit", "theirs", check=False)
+    assert done.returncode != 0 and (tmp_path / FILE).read_bytes() == ours
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("  ")]
+    assert "metaplan git-merge: codegen_meta.json: 2 conflict(s); kept ours" in done.stderr
+    assert [line.split(":")[0] for line in said] == ["  injections",
+                                                     '  param_plan["model.layers.3.mlp"]']
