@@ -309,6 +309,11 @@ def test_compare_warns_without_against_and_reports_the_final_plans() -> None:
     assert same.returncode == 0
     assert b"no --against-* option was given, so B runs what A runs" in same.stderr
     assert same.stdout.decode().splitlines()[2].startswith("same: after every pass (A: 3, B: 3)")
+    spelled = metaplan_cli("compare", SMALL, "--against-passes",
+                           "strip_ep_sub_boundaries,strip-external-state-boundaries,"
+                           "mark-shared-class-boundaries")
+    assert spelled.returncode == 0
+    assert b"the --against-* options name A's own settings" in spelled.stderr
     done = metaplan_cli("compare", SMALL, "--against-passes", "strip-ep-sub-boundaries")
     assert done.returncode == 1 and done.stderr == b""
     lines = done.stdout.decode().splitlines()
