@@ -72,7 +72,8 @@ def diff(args: argparse.Namespace) -> int:
         labels = [f"{label} after {format_passes(names)}" for label in labels]
     patterns, said = _ignores(args)
     record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
-    note = f"ignored {len(dropped):,} changes ({said})" if said else ""
+    note = (f"ignored {len(dropped):,} change{'' if len(dropped) == 1 else 's'} ({said})"
+            if said else "")
     hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
                              note=note, painted=colour(args)))
@@ -96,8 +97,11 @@ def show(args: argparse.Namespace) -> int:
 
 
 def _side(path: str) -> Plan:
-    """One side of a git diff: ``/dev/null`` (a file added or deleted) is the empty plan."""
-    return Plan.from_json({}) if path == os.devnull else load(path)
+    """One side of a git diff: ``/dev/null`` (a file added or deleted) is a plan with no
+    modules, so the modules of the other side fold as modules added (removed)."""
+    if path == os.devnull:
+        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+    return load(path)
 
 
 def git_diff(args: argparse.Namespace) -> int:
