@@ -328,3 +328,39 @@ def test_one_change_at_a_time_makes_what_the_whole_record_makes(plan: metaplan.P
         assert metaplan.dumps(one) == metaplan.dumps(whole) == metaplan.dumps(
             metaplan.Plan.from_json(doc))
         assert one.content_hash == whole.content_hash == record.result
+
+
+def test_an_entry_that_is_an_array_is_edited_by_item() -> None:
+    a = metaplan.Plan.from_json({"param_plan": {"m": ["a"]}})
+    b = metaplan.Plan.from_json({"param_plan": {"m": ["a", "b"]}})
+    record = metaplan.diff(a, b)
+    assert [c.path for c in record.changes] == [("param_plan", "m", 1)]
+    assert metaplan.replay(a, [record]) == b
+    assert metaplan.apply(b, metaplan.invert(record)) == a
+
+
+def test_a_finished_edit_takes_no_more_changes() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"m1": {}, "m2": {}}})
+    edit = Edit(plan)
+    edit.set(("param_plan", "m1", "x"), 1)
+    first, record = edit.finish("first")
+    for write in (lambda: edit.set(("param_plan", "m2", "x"), 1),
+                  lambda: edit.remove(("param_plan", "m1")),
+                  lambda: edit.insert(("injections", 0), 1)):
+        with pytest.raises(RuntimeError, match="finished"):
+            write()
+    assert metaplan.replay(plan, [record]) == first and "x" not in first.to_json()[
+        "param_plan"]["m2"]
+
+
+def test_a_value_read_back_is_not_changed_by_later_changes() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"a": {"params": {"w": {"tp": "R"}}},
+                                                   "b": {}}})
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(0)")
+    edit.set(("param_plan", "b"), edit.get(("param_plan", "a")))
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(1)")
+    new, record = edit.finish("x")
+    assert new.to_json()["param_plan"]["b"] == {"params": {"w": {"tp": "S(0)"}}}
+    assert metaplan.thaw(record.changes[1].new) == {"params": {"w": {"tp": "S(0)"}}}
+    assert metaplan.replay(plan, [record]) == new
