@@ -27,7 +27,7 @@ FILE = "codegen_meta.json"
 METAPLAN = f"{sys.executable} -m metaplan"  # the metaplan of this checkout
 SETUP = [
     ("diff.metaplan.command", f"{METAPLAN} git-diff"),
-    ("diff.metaplan.textconv", f"{METAPLAN} show"),
+    ("diff.metaplan.textconv", f"{METAPLAN} show --textconv"),
     ("merge.metaplan.name", "metaplan three-way merge of plans"),
     ("merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P"),
 ]
@@ -122,6 +122,9 @@ def test_added_deleted_and_broken_files_still_diff_and_exit_0(repo: Path) -> Non
     broken = _git(repo, "diff")
     assert "not a plan, shown line by line" in broken.stdout and '+{"param_plan": ' in \
         broken.stdout
+    assert "\\ No newline at end of file" in broken.stdout
+    lines = _git(repo, "diff", "--no-ext-diff")  # the textconv shows a non-plan as it is
+    assert lines.returncode == 0 and '+{"param_plan": ' in lines.stdout
     (sub / FILE).unlink()
     deleted = _git(repo, "diff")
     assert deleted.stderr == ""
