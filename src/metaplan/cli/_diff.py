@@ -123,7 +123,7 @@ def line_diff(old: bytes, new: bytes, labels: Sequence[str]) -> str:
     out = []
     for line in difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
                                      new.decode("utf-8", "replace").splitlines(True),
-                                     *labels):
+                                     labels[0], labels[1]):
         out.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
     return "".join(out)
 
