@@ -186,7 +186,7 @@ def test_git_merge_stops_on_conflicts_keeping_ours_as_valid_json(repo: Path) -> 
     assert (repo / FILE).read_bytes() == ours
     json.loads(ours)
     said = done.stdout + done.stderr
-    assert "metaplan git-merge: codegen_meta.json: 2 conflict(s); kept ours" in said
+    assert "metaplan git-merge: codegen_meta.json: 2 conflicts; kept ours" in said
     assert ('  boundary_classes["model.layers.3.mlp"]: base "DeepseekV3MoE", ours (absent), '
             'theirs "MyMoE"') in said
     assert ('  param_plan["model.layers.0.mlp"].skip_source_lowering: base (absent), '
@@ -213,6 +213,6 @@ def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: P
     done = _git(tmp_path, "merge", "--no-edit", "theirs", check=False)
     assert done.returncode != 0 and (tmp_path / FILE).read_bytes() == ours
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("  ")]
-    assert "metaplan git-merge: codegen_meta.json: 2 conflict(s); kept ours" in done.stderr
+    assert "metaplan git-merge: codegen_meta.json: 2 conflicts; kept ours" in done.stderr
     assert [line.split(":")[0] for line in said] == ["  injections",
                                                      '  param_plan["model.layers.3.mlp"]']

@@ -32,21 +32,24 @@ from typing import Any
 
 from pyrsistent import PVector
 
-from metaplan.braces import natural_key
+from metaplan.braces import fold, natural_key
 from metaplan.change import Change, ChangeRecord
-from metaplan.errors import key_path
+from metaplan.errors import format_path, key_path
 from metaplan.fold import Group, Values, fold_changes
-from metaplan.frozen import canonical_bytes, shorten
+from metaplan.frozen import MISSING, canonical_bytes, json_equal, shorten
+from metaplan.merge import Conflict
 from metaplan.pipeline import Trace
 from metaplan.plan import Plan
 
 __all__ = [
     "change_line",
+    "format_conflicts",
     "format_diff",
     "format_explain",
     "format_flat",
     "format_folded",
     "format_stats",
+    "printable",
 ]
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
@@ -74,6 +77,16 @@ def change_line(change: Change, label: str | None = None) -> str:
     return f"~ {label}: {shorten(change.old)} -> {shorten(change.new)}"
 
 
+def printable(name: str) -> str:
+    """A module name as a line shows it: as it is, or as a JSON string when it is empty or
+    holds a character a terminal would act on (a newline, an escape).
+
+    >>> printable("model.layers.3"), printable("a\\nb"), printable("")
+    ('model.layers.3', '"a\\\\nb"', '""')
+    """
+    return name if name and name.isprintable() else json.dumps(name)
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
@@ -95,7 +108,7 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
         lines += [_TOP, *(f"  {line}" for line in top)]
     fqns = sorted(groups, key=natural_key)
     for fqn in fqns if limit is None else fqns[:limit]:
-        lines += [fqn or '""', *(f"  {line}" for line in groups[fqn])]
+        lines += [printable(fqn), *(f"  {line}" for line in groups[fqn])]
     if limit is not None and len(fqns) > limit:
         lines.append(f"... and {_plural(len(fqns) - limit, 'more module')}")
     return "\n".join(lines) + "\n"
@@ -144,7 +157,7 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
         for group in top:
             lines += _group_lines(group)
     for group in modules:
-        lines.append(f"{group.pattern or chr(34) * 2}"
+        lines.append(printable(group.pattern)
                      + (f"  ({_plural(group.size, 'module')})" if group.size > 1 else ""))
         lines += _group_lines(group)
     return "\n".join(lines) + "\n"
@@ -193,12 +206,67 @@ def _step(key: str) -> str:
     return f".{key}" if key.isidentifier() else f"[{json.dumps(key)}]"
 
 
+def _value_key(value: Any) -> Any:
+    return MISSING if value is MISSING else canonical_bytes(value)
+
+
+def _side(value: Any) -> str:
+    return "(absent)" if value is MISSING else shorten(value, 60)
+
+
+def _clash(conflict: Conflict) -> str:
+    """The three values of a conflict; for objects, only the keys where the sides differ."""
+    base, ours, theirs = conflict.base, conflict.ours, conflict.theirs
+    if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
+        old = base if isinstance(base, Mapping) else {}
+        keys = [key for key in sorted({*ours, *theirs})
+                if not json_equal(ours.get(key, MISSING), theirs.get(key, MISSING))]
+        parts = [f"{key}: base {_side(old.get(key, MISSING))}, ours "
+                 f"{_side(ours.get(key, MISSING))}, theirs {_side(theirs.get(key, MISSING))}"
+                 for key in keys[:3]]
+        more = f"; and {_plural(len(keys) - 3, 'more key')}" if len(keys) > 3 else ""
+        return "the sides differ at " + "; ".join(parts) + more
+    for side, kept, gone in (("ours", ours, theirs), ("theirs", theirs, ours)):
+        if isinstance(base, Mapping) and isinstance(kept, Mapping) and gone is MISSING:
+            other = "theirs" if side == "ours" else "ours"
+            keys = [key for key in sorted({*base, *kept})
+                    if not json_equal(base.get(key, MISSING), kept.get(key, MISSING))]
+            return (f"{other} removed it; {side} changed " + ", ".join(
+                f"{key} ({_side(base.get(key, MISSING))} -> {_side(kept.get(key, MISSING))})"
+                for key in keys[:3]) + (f", and {len(keys) - 3} more" if len(keys) > 3 else ""))
+    return f"base {_side(base)}, ours {_side(ours)}, theirs {_side(theirs)}"
+
+
+def format_conflicts(conflicts: Sequence[Conflict]) -> str:
+    """Conflicts as text: modules that conflict alike folded into one brace pattern, each
+    place with its base, ours and theirs values (for objects, where the sides differ)."""
+    groups: dict[tuple[Any, ...], tuple[Conflict, list[str]]] = {}
+    for conflict in conflicts:
+        path = conflict.path
+        values = tuple(_value_key(v) for v in (conflict.base, conflict.ours, conflict.theirs))
+        if len(path) >= 2 and path[0] in _FQN_MAPS:
+            key: tuple[Any, ...] = (path[0], path[2:], values)
+            groups.setdefault(key, (conflict, []))[1].append(str(path[1]))
+        else:
+            groups[(path, values)] = (conflict, [])
+    lines = [f"{_plural(len(conflicts), 'conflict')}"]
+    for sample, names in groups.values():
+        path = sample.path
+        if names:
+            place = key_path((path[0], fold(names), *path[2:]), quoted=(1,))
+            count = f"  ({_plural(len(names), 'module')})" if len(names) > 1 else ""
+        else:
+            place, count = format_path(path), ""
+        lines.append(f"  {place}: {_clash(sample)}{count}")
+    return "\n".join(lines) + "\n"
+
+
 def format_explain(trace: Trace, fqns: Iterable[str]) -> str:
     """Every change to each module's entry and class, in pipeline order, with its why."""
     lines = []
     for fqn in fqns:
         found = trace.explain_module(fqn)
-        lines.append(fqn if found else f"{fqn}: no pass changes it")
+        lines.append(printable(fqn) if found else f"{printable(fqn)}: no pass changes it")
         for step, (pass_name, change) in enumerate(found, 1):
             _, label = _where(change)
             lines.append(f"  {step}. {pass_name}: {change_line(change, label)}")

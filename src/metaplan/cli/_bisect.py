@@ -25,7 +25,9 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan,
                       settings: Settings) -> tuple[str, Any]:
     """What the states are searched for, and a ``plan -> bool`` (or violations) test."""
     if args.hash:
-        return f"the state with hash {args.hash}", lambda p: p.content_hash == args.hash
+        wanted = args.hash if args.hash.startswith("sha256:") else f"sha256:{args.hash}"
+        return (f"the state with hash {args.hash}",  # a prefix of one, as git takes them
+                lambda p: p.content_hash.startswith(wanted))
     if args.matches:
         target = load(args.matches)
         return f"the state equal to {args.matches}", lambda p: p == target

@@ -71,7 +71,8 @@ def compare(args: argparse.Namespace) -> int:
         return 0
     where = f"after pass {found.state}: A ran {found.pass_a}, B ran {found.pass_b}"
     ending = ("the final plans are the same" if finals.is_noop
-              else f"the final plans differ by {len(finals):,} changes")
+              else f"the final plans differ by {len(finals):,} change"
+              + ("" if len(finals) == 1 else "s"))
     text += f"first difference {where}; {ending}\n"
     if args.format == "text":
         to_stdout(text)

@@ -14,20 +14,23 @@ from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
 from metaplan.plan import Plan, dumps, load
 from metaplan.records import dumps_records
+from metaplan.report import format_conflicts
 
 __all__ = ["git_merge", "merge", "print_conflicts"]
 
 
 def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
                     names: Sequence[str]) -> None:
-    """Every conflict: as text on stdout (``--format json``: one JSON object), naming the
-    place (module FQN and key) and the three values."""
+    """Every conflict, naming the place (module FQN and key) and the three values: text on
+    stderr (stdout is where a merged plan goes), or with ``--format json`` one JSON object
+    on stdout, for tools."""
     if getattr(args, "format", "text") == "json":
         to_stdout(dumps_pretty({"inputs": [json_name(n) for n in names],
                                 "conflicts": [c.to_json() for c in conflicts]}))
         return
-    to_stdout(f"{len(conflicts):,} conflict(s); nothing written\n"
-              + "".join(f"  {conflict}\n" for conflict in conflicts))
+    text = format_conflicts(conflicts)
+    first, _, rest = text.partition("\n")
+    sys.stderr.write(f"metaplan {args.command}: {first}; nothing written\n{rest}")
 
 
 def merge(args: argparse.Namespace) -> int:
@@ -56,10 +59,8 @@ def git_merge(args: argparse.Namespace) -> int:
     merged = merge_plans(base, ours, theirs)
     name = json_name(args.pathname or args.current)
     if merged.conflicts:
-        print(f"metaplan git-merge: {name}: {len(merged.conflicts):,} conflict(s); kept ours",
-              file=sys.stderr)
-        for conflict in merged.conflicts:
-            print(f"  {conflict}", file=sys.stderr)
+        first, _, rest = format_conflicts(merged.conflicts).partition("\n")
+        sys.stderr.write(f"metaplan git-merge: {name}: {first}; kept ours\n{rest}")
         return 1
     write_many_atomic({args.current: dumps(merged.plan)})
     print(f"metaplan git-merge: {name}: merged ({len(merged.record):,} changes from theirs)",

@@ -221,7 +221,8 @@ def parser() -> argparse.ArgumentParser:
                       help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary "
                            "(or a JSON Pointer): find where it first changes, or first equals "
                            "--value")
-    what.add_argument("--hash", metavar="H", help="find the state with this content hash")
+    what.add_argument("--hash", metavar="H", help="find the state with this content hash "
+                                                  "(or a prefix of it, sha256: optional)")
     what.add_argument("--matches", metavar="PLAN", help="find the state equal to this plan")
     sub.add_argument("--value", metavar="JSON", help="with --path: the value to find")
     _json_option(sub)

@@ -24,7 +24,7 @@ def replay(args: argparse.Namespace) -> int:
         return 0
     result, _, conflicts = rebase(plan, records)
     if conflicts:
-        print_conflicts(args, conflicts, (args.record, args.plan))
+        print_conflicts(args, conflicts, (args.plan, args.record))
         return 1
     output(args, dumps(result))
     return 0
