@@ -127,7 +127,10 @@ def test_diff_formats_and_replay(tmp_path: Path) -> None:
     assert replayed.returncode == 0 and replayed.stdout == expected_bytes(NAME)
     text = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz")
     assert text.returncode == 1
-    assert b"\nmodel.layers.3.mlp\n  ~ is_boundary: true -> false\n" in text.stdout
+    assert b"\nmodel.layers.{3..60}.mlp  (58 modules)\n" in text.stdout
+    assert b"\n  ~ is_boundary: true -> false\n" in text.stdout
+    expanded = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz", "--expand")
+    assert b"\nmodel.layers.3.mlp\n  ~ is_boundary: true -> false\n" in expanded.stdout
     patch = metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--format", "jsonpatch")
     assert patch.returncode == 0 and json.loads(patch.stdout) == []
 
@@ -175,6 +178,6 @@ def test_version_and_diff_exit_codes_as_diff1() -> None:
     differ = metaplan("diff", fixture_path(NAME), DATA / f"{NAME}.expected.json.gz")
     broken = metaplan("diff", fixture_path(NAME), DATA / "no-such.json")
     assert (same.returncode, differ.returncode, broken.returncode) == (0, 1, 2)
-    assert same.stdout.endswith(b"0 changes: 0 top-level fields, 0 modules (0 changes)\n")
+    assert same.stdout.endswith(b"0 changes: 0 modules in 0 groups, 0 top-level changes\n")
     # the old flag is still taken, and changes nothing
     assert metaplan("diff", fixture_path(NAME), fixture_path(NAME), "--exit-code").returncode == 0

@@ -299,6 +299,7 @@ def _by_hand(doc: Any, change: Change) -> None:
     if change.op == "remove":
         del node[last]
     elif change.op == "add" and isinstance(node, list):
+        assert isinstance(last, int)
         node.insert(last, metaplan.thaw(change.new))
     else:
         node[last] = metaplan.thaw(change.new)

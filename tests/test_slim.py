@@ -125,12 +125,12 @@ def test_diff_modulo_passes(tmp_path: Path) -> None:
     twin = tmp_path / "twin.json"
     twin.write_text(json.dumps(_r_free(_real())))
     plain = run("diff", fixture_path(NAME), twin)
-    assert plain.returncode == 1 and b"1020 changes" in plain.stdout
+    assert plain.returncode == 1 and b"1,020 changes" in plain.stdout
     modulo = run("diff", fixture_path(NAME), twin, "--passes", "slim")
     assert modulo.returncode == 0, modulo.stderr
     lines = modulo.stdout.decode().splitlines()
     assert lines[0].startswith(f"--- {fixture_path(NAME)} after slim  sha256:")
-    assert lines[2] == "0 changes: 0 top-level fields, 0 modules (0 changes)"
+    assert lines[2] == "0 changes: 0 modules in 0 groups, 0 top-level changes"
     expected = str(fixture_path(NAME)).replace(".json.gz", ".expected.json.gz")
     normal = run("diff", fixture_path(NAME), expected, "--passes", "normalize", "--format", "json")
     assert normal.returncode == 0 and json.loads(normal.stdout)["records"][0]["changes"] == []

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from metaplan.frozen import JSONMap, canonical_bytes, orjson_default
+from metaplan.frozen import MISSING, JSONMap, canonical_bytes, orjson_default
 
 __all__ = ["DigestState", "MapDigest", "Touched", "derive", "digest_all", "hexdigest"]
 
@@ -128,8 +128,8 @@ def _patched_map(previous: MapDigest, items: Mapping[str, Any], keys: Iterable[s
         if index not in copied:
             buckets[index] = dict(buckets[index])
             copied.add(index)
-        value = items.get(key, _ABSENT)
-        if value is _ABSENT:
+        value = items.get(key, MISSING)
+        if value is MISSING:
             buckets[index].pop(key, None)
         else:
             buckets[index][key] = value
@@ -138,9 +138,6 @@ def _patched_map(previous: MapDigest, items: Mapping[str, Any], keys: Iterable[s
     for index in copied:
         digests[index] = _bucket_digest(buckets[index], fragment)
     return MapDigest(size, tuple(buckets), tuple(digests))
-
-
-_ABSENT: Any = object()
 
 
 def digest_all(plain: Mapping[str, Any], maps: Iterable[str],

@@ -224,10 +224,15 @@ def interned(raw: dict[str, Any]) -> dict[str, JSONMap]:
     change of meaning.
     """
     shared: dict[bytes, JSONMap] = {}
+    views: dict[int, JSONMap] = {}  # a dict already shared by the reader: its one view
     out: dict[str, Any] = {}
     dumps = orjson.dumps
     for key, value in raw.items():
         if type(value) is dict:
+            view = views.get(id(value))
+            if view is not None:
+                out[key] = view
+                continue
             try:
                 text = dumps(value, default=orjson_default)  # true and 1 write apart
             except TypeError:  # past 64 bits, lone surrogates: keep it unshared
@@ -236,7 +241,7 @@ def interned(raw: dict[str, Any]) -> dict[str, JSONMap]:
             known = shared.get(text)
             if known is None:
                 known = shared[text] = _adopt(value)
-            out[key] = known
+            out[key] = views[id(value)] = known
         else:
             out[key] = _view(value)
     return out

@@ -23,15 +23,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from metaplan.change import Change, ChangeRecord, Key
+from metaplan.change import Change, ChangeRecord, Key, parse_path
 from metaplan.edit import apply_changes
 from metaplan.errors import InputError
 from metaplan.plan import Plan
 
-__all__ = ["VOLATILE", "Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"]
-
-VOLATILE = ("signature", "yaml_sha256", "source", "outputs", "codegen_version")
-"""The fields a regeneration changes whatever the model and rules: ``--ignore-volatile``."""
+__all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"]
 
 Ignore = tuple[str, ...]
 """One pattern: a glob per path step."""
@@ -43,15 +40,8 @@ def _matcher(step: str) -> Callable[[str], Any]:
 
 
 def parse_ignore(text: str) -> Ignore:
-    """A pattern's steps; an empty step (``a//b``) is refused, as in ``--path``."""
-    if text.startswith("/"):
-        steps = tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
-    else:
-        steps = tuple(text.split("/"))
-        if not all(steps):
-            raise InputError(f"--ignore {text}: an empty step; write field/FQN-glob/key, e.g. "
-                             "param_plan/*.experts.*/is_boundary (or a JSON Pointer, "
-                             "/signature)", source="--ignore")
+    """A pattern's steps, read as :func:`~metaplan.change.parse_path` reads a path."""
+    steps = parse_path(text, "--ignore")
     if not steps or steps == ("",):
         raise InputError("--ignore: an empty pattern would ignore everything; name a field",
                          source="--ignore")

@@ -24,11 +24,14 @@ from metaplan.outputs import write_atomic, write_many_atomic
 __all__ = [
     "MAX_DEPTH",
     "check_tree",
+    "decode_text",
     "dumps_pretty",
     "dumps_pretty_stdlib",
+    "finite",
     "parse_json",
     "read_bytes",
     "read_json",
+    "reject_constant",
     "write_atomic",
     "write_many_atomic",
 ]
@@ -44,7 +47,8 @@ a handful of levels.
 """
 
 
-def _reject_constant(name: str) -> Any:
+def reject_constant(name: str) -> Any:
+    """The stdlib parser's hook for ``NaN`` and ``Infinity``: refused."""
     raise ValueError(f"{name} is not a JSON number (plans hold finite numbers only)")
 
 
@@ -63,12 +67,12 @@ def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
     Traceback (most recent call last):
     metaplan.errors.InputError: x.json: a: the key "b" appears twice in one object; ...
     """
-    text = _decoded(data, source)
+    text = decode_text(data, source)
     if not text or text.isspace():
         raise InputError(f"{source}: empty file: expected a JSON object", source=source)
     try:
         with paused_gc():
-            raw = json.loads(text, parse_float=JSONFloat, parse_constant=_reject_constant)
+            raw = json.loads(text, parse_float=JSONFloat, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
@@ -90,7 +94,7 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
               (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
-def _decoded(data: bytes | str, source: str) -> str:
+def decode_text(data: bytes | str, source: str) -> str:
     """The text of ``data``: strict UTF-8, without a leading byte order mark."""
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
@@ -221,7 +225,8 @@ def _find_repeated_key(text: str, source: str) -> None:
             stack.extend(reversed([(item, (*path, i)) for i, item in enumerate(value)]))
 
 
-def _finite(value: float) -> None:
+def finite(value: float) -> None:
+    """orjson's hook for a ``JSONFloat``: refuse one that is not finite."""
     if not math.isfinite(value):
         raise ValueError("not finite")
 
@@ -233,7 +238,7 @@ def _checked(raw: Any, source: str | None) -> bytes | None:
     hold; big integers are fine, so are the data, but another writer is needed.
     """
     try:
-        return orjson.dumps(raw, default=_finite)
+        return orjson.dumps(raw, default=finite)
     except TypeError:
         _walk(raw, source)
         return None

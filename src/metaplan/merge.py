@@ -21,17 +21,18 @@ record of exactly those changes (what turns ``ours`` into the result).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from metaplan.change import Change, ChangeRecord, Path
-from metaplan.diff import diff
+from metaplan.diff import changes_between, diff
 from metaplan.edit import Edit
 from metaplan.errors import ConflictError, format_path
-from metaplan.frozen import MISSING, json_equal, shorten, thaw
+from metaplan.frozen import MISSING, freeze, json_equal, shorten, thaw
 from metaplan.plan import Plan
+from metaplan.sequences import is_sorted_set, json_key, merge3, merge3_sets
 
-__all__ = ["Conflict", "MergeResult", "merge", "rebase"]
+__all__ = ["Conflict", "MergeResult", "merge", "merge_values", "rebase", "value_at"]
 
 
 class Conflict(NamedTuple):
@@ -77,12 +78,6 @@ class MergeResult(NamedTuple):
         return not self.conflicts
 
 
-def _overlaps(a: Path, b: Path) -> bool:
-    """Whether one path is the other or inside it."""
-    n = min(len(a), len(b))
-    return a[:n] == b[:n]
-
-
 def _same_change(a: Change, b: Change) -> bool:
     return a.op == b.op and a.path == b.path and (a.op == "remove" or json_equal(a.new, b.new))
 
@@ -119,12 +114,18 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
     for change in yours:
         met = index.meeting(change.path)
         if not met:
-            edit.apply(change)
+            for step in changes_between(_old(change), _new(change), change.path,
+                                        why=change.why):
+                edit.apply(step)
         elif len(met) == 1 and _same_change(met[0], change):
             continue
         elif (len(met) == 1 and met[0].path == change.path and change.op == "set"
-              and met[0].op == "set" and _is_array(change.old)):
-            _merge_arrays(edit, change, met[0], conflicts)
+              and met[0].op == "set" and _is_array(change.old) and _is_array(change.new)
+              and _is_array(met[0].new)):
+            merged = _merge_arrays(change.path, change.old, met[0].new, change.new, conflicts)
+            for step in changes_between(met[0].new, freeze(merged), change.path,
+                                        why=change.why):
+                edit.apply(step)
         else:
             conflicts.append(_conflict(base, ours, theirs, change, met))
     if conflicts:
@@ -133,19 +134,68 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
     return MergeResult(plan, record, ())
 
 
+def _old(change: Change) -> Any:
+    return MISSING if change.op == "add" else change.old
+
+
+def _new(change: Change) -> Any:
+    return MISSING if change.op == "remove" else change.new
+
+
 def _is_array(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 
-def _merge_arrays(edit: Edit, change: Change, ours: Change, conflicts: list[Conflict]) -> None:
-    """Both sides changed one array: merge it item by item."""
-    from metaplan.sequences import merge3  # the item-level three-way merge of arrays
+def _identity(item: Any) -> Any:
+    return json_key(item.get("match")) if isinstance(item, Mapping) and "match" in item \
+        else None
 
-    merged, clashes = merge3(list(change.old), list(ours.new), list(change.new))
-    if clashes:
-        conflicts.append(Conflict(change.path, change.old, ours.new, change.new))
-    elif not json_equal(merged, ours.new):
-        edit.set(change.path, merged, change.why)
+
+def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
+                  theirs: Sequence[Any], conflicts: list[Conflict]) -> list[Any]:
+    """Two edits of one array, merged item by item: a sorted set of strings as a set,
+    objects with a ``match`` by it (an item both sides edited is merged key by key),
+    other items as sequences (diff3)."""
+    sides = (list(base), list(ours), list(theirs))
+    if all(is_sorted_set(side) for side in sides):
+        return merge3_sets(*sides).merged
+    keyed = all(_identity(item) is not None for side in sides for item in side)
+    result = merge3(*sides, key=_identity if keyed else None)
+    merged = list(result.merged)
+    for clash in result.conflicts:
+        at = (*path, clash.ours_span[0])
+        if clash.kind == "item":
+            merged[clash.merged_span[0]] = merge_values(at, clash.base[0], clash.ours[0],
+                                                        clash.theirs[0], conflicts)
+        else:
+            conflicts.append(Conflict(at, clash.base, clash.ours, clash.theirs))
+    return merged
+
+
+def merge_values(path: Path, base: Any, ours: Any, theirs: Any,
+                 conflicts: list[Conflict]) -> Any:
+    """Three versions of one value merged as finely as they allow (objects key by key,
+    arrays item by item); what cannot merge is added to ``conflicts`` and ours kept."""
+    if _equal(ours, theirs) or _equal(base, theirs):
+        return ours
+    if _equal(base, ours):
+        return theirs
+    if all(isinstance(v, Mapping) for v in (base, ours, theirs)):
+        merged = {}
+        for key in sorted({*base, *ours, *theirs}):
+            value = merge_values((*path, key), base.get(key, MISSING), ours.get(key, MISSING),
+                                 theirs.get(key, MISSING), conflicts)
+            if value is not MISSING:
+                merged[key] = value
+        return merged
+    if all(_is_array(v) for v in (base, ours, theirs)):
+        return _merge_arrays(path, base, ours, theirs, conflicts)
+    conflicts.append(Conflict(path, base, ours, theirs))
+    return ours
+
+
+def _equal(a: Any, b: Any) -> bool:
+    return a is b or (a is not MISSING and b is not MISSING and json_equal(a, b))
 
 
 def _conflict(base: Plan, ours: Plan, theirs: Plan, change: Change, met: list[Change]
@@ -157,7 +207,7 @@ def _conflict(base: Plan, ours: Plan, theirs: Plan, change: Change, met: list[Ch
 
 def value_at(plan: Plan, path: Path) -> Any:
     """The value at ``path`` in ``plan`` (:data:`~metaplan.frozen.MISSING` when absent)."""
-    return Edit(plan).get(path, MISSING)
+    return plan.at(path)
 
 
 def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"

@@ -21,11 +21,9 @@ file is ever seen half written.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -97,7 +95,11 @@ def check_output(path: str, *, follow_symlinks: bool = True) -> Target:
 
 
 def _encode(path: str, data: bytes) -> bytes:
-    return gzip.compress(data, compresslevel=6, mtime=0) if path.endswith(".gz") else data
+    if not path.endswith(".gz"):
+        return data
+    import gzip  # only a .gz output needs it
+
+    return gzip.compress(data, compresslevel=6, mtime=0)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -134,7 +136,7 @@ def write_many_atomic(files: Mapping[str, bytes], *, stdout: bytes | None = None
         for target, payload in zip(targets, payloads, strict=True):
             current = target.path
             if not target.in_place:
-                fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX,
+                fd, tmp = _mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX,
                                            dir=os.path.dirname(target.real))
                 staged[tmp] = target
                 with os.fdopen(fd, "wb") as handle:
@@ -197,3 +199,10 @@ def _new_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+def _mkstemp(*, prefix: str, suffix: str, dir: str) -> tuple[int, str]:
+    """``tempfile.mkstemp``, imported when a file is first written (``--help`` writes none)."""
+    import tempfile
+
+    return tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=dir)

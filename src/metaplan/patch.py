@@ -25,20 +25,35 @@ __all__ = ["pointer", "to_json_patch"]
 
 
 def pointer(path: Sequence[Key]) -> str:
-    """The RFC 6901 JSON Pointer of ``path`` (``~`` and ``/`` escaped)."""
-    return "".join("/" + str(key).replace("~", "~0").replace("/", "~1") for key in path)
+    """The RFC 6901 JSON Pointer of ``path`` (``~`` and ``/`` escaped).
+
+    >>> pointer(("param_plan", "a/b~c", 3))
+    '/param_plan/a~1b~0c/3'
+    """
+    parts = []
+    for key in path:
+        text = key if type(key) is str else str(key)
+        if "~" in text or "/" in text:
+            text = text.replace("~", "~0").replace("/", "~1")
+        parts.append(text)
+    return "/" + "/".join(parts)
+
+
+_FLAT = (str, int, bool, type(None))
 
 
 def to_json_patch(record: ChangeRecord) -> list[dict[str, Any]]:
     """The record as an RFC 6902 JSON Patch, with a ``test`` before each removal or replace."""
     patch: list[dict[str, Any]] = []
-    for change in record.changes:
-        where = pointer(change.path)
-        if change.op != "add":
-            patch.append({"op": "test", "path": where, "value": thaw(change.old)})
-        if change.op == "remove":
-            patch.append({"op": "remove", "path": where})
+    append = patch.append
+    for op, path, old, new, _ in record.changes:
+        where = pointer(path)
+        if op != "add":
+            append({"op": "test", "path": where,
+                    "value": old if type(old) in _FLAT else thaw(old)})
+        if op == "remove":
+            append({"op": "remove", "path": where})
         else:
-            op = "add" if change.op == "add" else "replace"
-            patch.append({"op": op, "path": where, "value": thaw(change.new)})
+            append({"op": "add" if op == "add" else "replace", "path": where,
+                    "value": new if type(new) in _FLAT else thaw(new)})
     return patch

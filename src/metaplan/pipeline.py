@@ -51,6 +51,7 @@ __all__ = [
     "RunBound",
     "Trace",
     "Verifier",
+    "bound",
     "changes_pass",
     "edit_pass",
     "pipeline",

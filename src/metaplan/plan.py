@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -34,11 +34,12 @@ from metaplan.digest import DigestState, Touched, derive, digest_all, hexdigest
 from metaplan.errors import PlanError, describe
 from metaplan.frozen import MISSING, freeze_owned, interned, json_equal, paused_gc, thaw, to_raw
 from metaplan.inputs import source_name
-from metaplan.jsonio import check_tree, dumps_pretty, parse_json, read_bytes, write_atomic
+from metaplan.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
 from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
+from metaplan.streaming import parse_plan_text
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
-           "loads"]
+           "loads", "plan_from_file_data"]
 
 FQN_MAPS = ("param_plan", "boundary_classes")
 """The fields keyed by module FQN, held as ``PMap`` s with a read index each."""
@@ -269,6 +270,37 @@ class Plan(Mapping[str, Any]):
             built = self._pmaps[field] = pmap(self._items(field))
         return built
 
+    def at(self, path: Sequence[Any], default: Any = MISSING) -> Any:
+        """The value at ``path`` (a field, then object keys and array item numbers), or
+        ``default`` when there is none. Item numbers may be given as digit strings.
+
+        >>> Plan.from_json({"param_plan": {"m": {"p": [1, 2]}}}).at(("param_plan", "m", "p", 1))
+        2
+        """
+        if not path:
+            return default
+        field = path[0]
+        if field in self._indexes or field in self._pmaps:
+            if len(path) == 1:
+                return self._pmap(field)
+            value = self._items(field).get(path[1], MISSING)
+            rest = path[2:]
+        else:
+            value = self._plain.get(field, MISSING)
+            rest = path[1:]
+        for key in rest:
+            if value is MISSING:
+                break
+            if isinstance(value, Mapping):
+                value = value.get(key, MISSING) if isinstance(key, str) else MISSING
+            elif isinstance(value, PVector):
+                index = int(key) if isinstance(key, str) and key.isdigit() else key
+                value = value[index] if type(index) is int and 0 <= index < len(value) \
+                    else MISSING
+            else:
+                value = MISSING
+        return default if value is MISSING else value
+
     def set(self, key: str, value: Any) -> Plan:
         """A plan with top-level ``key`` bound to (a frozen copy of) ``value``."""
         if key in self and json_equal(self[key], value):
@@ -355,17 +387,28 @@ def loads(data: bytes | str, *, source: str = "<input>") -> Plan:
     ``SpecError`` naming ``source`` and the JSON path) for bad input.
     """
     with paused_gc():
-        raw = parse_json(data, source=source)
-        if type(raw) is dict:
-            check_entries(raw.get("param_plan"), source)
-        plan = Plan._from_raw(raw, source=source)
-        require_param_plan(raw, source)
-        return plan
+        text = decode_text(data, source)
+        return plan_from_file_data(parse_plan_text(text, source), source=source)
+
+
+def plan_from_file_data(raw: Any, *, source: str = "<input>") -> Plan:
+    """A plan over JSON data just parsed from a plan file (no copy), checked as
+    :func:`loads` checks it: a ``param_plan`` object, flags that are booleans, every field
+    the passes read."""
+    if type(raw) is dict:
+        check_entries(raw.get("param_plan"), source)
+    plan = Plan._from_raw(raw, source=source)
+    require_param_plan(raw, source)
+    return plan
 
 
 def load(path: str | os.PathLike[str]) -> Plan:
-    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin."""
-    return loads(read_bytes(path), source=source_name(path))
+    """Read a plan from a ``codegen_meta.json`` (or ``.json.gz``) file; ``-`` is stdin.
+
+    The file's bytes are let go once decoded, before the text is parsed.
+    """
+    source = source_name(path)
+    return loads(decode_text(read_bytes(path), source), source=source)
 
 
 def dumps(plan: Plan) -> bytes:

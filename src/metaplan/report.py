@@ -7,7 +7,15 @@
 >>> b = Plan.from_json({"param_plan": {"m": {"is_boundary": False, "params": {"w.x": 2}}},
 ...                     "boundary_classes": {}, "model_type": "y"})
 >>> print(format_diff(diff(a, b)), end="")
-4 changes: 1 top-level field, 1 module (3 changes)
+4 changes: 1 module (3 changes), 1 top-level change
+(top level)
+  ~ model_type: "x" -> "y"
+m
+  ~ is_boundary: true -> false
+  ~ params["w.x"]: 1 -> 2
+  - class: "MLP"
+>>> print(format_folded(diff(a, b)), end="")
+4 changes: 1 module in 1 group, 1 top-level change
 (top level)
   ~ model_type: "x" -> "y"
 m
@@ -18,26 +26,31 @@ m
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
+from pyrsistent import PVector
+
+from metaplan.braces import natural_key
 from metaplan.change import Change, ChangeRecord
 from metaplan.errors import key_path
-from metaplan.frozen import shorten
+from metaplan.fold import Group, Values, fold_changes
+from metaplan.frozen import canonical_bytes, shorten
 from metaplan.pipeline import Trace
+from metaplan.plan import Plan
 
 __all__ = [
     "change_line",
     "format_diff",
     "format_explain",
+    "format_flat",
+    "format_folded",
     "format_stats",
-    "natural_key",
 ]
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
 _TOP = "(top level)"
-_NUMBERS = re.compile(r"([0-9]+)")
-_DIGITS = frozenset("0123456789")
 
 
 def _where(change: Change) -> tuple[str, str]:
@@ -61,24 +74,8 @@ def change_line(change: Change, label: str | None = None) -> str:
     return f"~ {label}: {shorten(change.old)} -> {shorten(change.new)}"
 
 
-def natural_key(fqn: str) -> tuple[tuple[int, int, str], ...]:
-    """Sort key that puts ``layers.2`` before ``layers.10``.
-
-    A run of digits sorts by its value (its length without leading zeros,
-    then its text), so a run of any length works (``int()`` refuses 4,300+
-    digits).
-
-    >>> sorted(["m.layers.10", "m.layers.2", "m.norm"], key=natural_key)
-    ['m.layers.2', 'm.layers.10', 'm.norm']
-    >>> sorted(["m.layers." + "9" * 5000, "m.layers.10"], key=natural_key)[0]
-    'm.layers.10'
-    """
-    return tuple((0, len(part.lstrip("0")), part) if part[0] in _DIGITS else (1, 0, part)
-                 for part in _NUMBERS.split(fqn) if part)
-
-
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
@@ -92,8 +89,8 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
         groups.setdefault(group, []).append(change_line(change, label))
     top = groups.pop(_TOP, [])
     in_modules = sum(map(len, groups.values()))
-    lines = [f"{_plural(len(record), 'change')}: {_plural(len(top), 'top-level field')}, "
-             f"{_plural(len(groups), 'module')} ({_plural(in_modules, 'change')})"]
+    lines = [f"{_plural(len(record), 'change')}: {_plural(len(groups), 'module')} "
+             f"({_plural(in_modules, 'change')}), {_plural(len(top), 'top-level change')}"]
     if top:
         lines += [_TOP, *(f"  {line}" for line in top)]
     fqns = sorted(groups, key=natural_key)
@@ -102,6 +99,95 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
     if limit is not None and len(fqns) > limit:
         lines.append(f"... and {_plural(len(fqns) - limit, 'more module')}")
     return "\n".join(lines) + "\n"
+
+
+def _shown(values: Values | None) -> str:
+    if values is None:
+        return ""
+    return shorten(values.value) if values.distinct == 1 else f"({values.distinct} distinct values)"
+
+
+def _group_lines(group: Group) -> list[str]:
+    if group.kind == "items":
+        sign = "+" if group.lines[0].op == "add" else "-"
+        return [f"  {sign} {group.field} items: {group.pattern}  "
+                f"({_plural(group.size, 'item')})"]
+    lines = []
+    for line in group.lines:
+        label = line.label
+        if line.op == "add":
+            text = f"+ {label}: {_shown(line.new)}"
+        elif line.op == "remove":
+            text = f"- {label}: {_shown(line.old)}"
+        else:
+            text = f"~ {label}: {_shown(line.old)} -> {_shown(line.new)}"
+        if group.kind == "paths" and group.size > 1:
+            text += f"  ({_plural(group.size, 'change')})"
+        lines.append(f"  {text}")
+    return lines
+
+
+def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> str:
+    """The record as text a person can read: modules changed alike as one brace pattern.
+
+    See :mod:`metaplan.fold`; :func:`format_diff` lists every module instead.
+    """
+    groups = fold_changes(record) if groups is None else groups
+    modules = [group for group in groups if group.kind == "modules"]
+    top = [group for group in groups if group.kind != "modules"]
+    touched = sum(group.size for group in modules)
+    in_top = sum(group.size if group.kind == "paths" else 1 for group in top)
+    lines = [f"{_plural(len(record), 'change')}: {_plural(touched, 'module')} in "
+             f"{_plural(len(modules), 'group')}, {_plural(in_top, 'top-level change')}"]
+    if top:
+        lines.append(_TOP)
+        for group in top:
+            lines += _group_lines(group)
+    for group in modules:
+        lines.append(f"{group.pattern or chr(34) * 2}"
+                     + (f"  ({_plural(group.size, 'module')})" if group.size > 1 else ""))
+        lines += _group_lines(group)
+    return "\n".join(lines) + "\n"
+
+
+def format_flat(plan: Plan) -> str:
+    """The plan as one line per value, ``path = JSON``, keys in natural order: stable text
+    that a line diff (``git diff`` with a textconv, blame) reads well.
+
+    >>> print(format_flat(Plan.from_json({"param_plan": {"m.2": {"p": [1]}, "m.10": {}}})), end="")
+    param_plan["m.2"].p[0] = 1
+    param_plan["m.10"] = {}
+    """
+    lines: list[str] = []
+    maps = plan.map_fields
+    for field in sorted(plan, key=natural_key):
+        if field not in maps:
+            lines += _flat(field, plan[field])
+            continue
+        index = plan.index(field)
+        known: dict[int, tuple[Any, list[str]]] = {}
+        for fqn in sorted(index, key=natural_key):
+            value = index[fqn]
+            seen = known.get(id(value))
+            if seen is None or seen[0] is not value:
+                seen = known[id(value)] = (value, _flat("", value))
+            head = key_path((field, fqn), quoted=(1,))
+            lines += [head + line for line in seen[1]]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _flat(prefix: str, value: Any) -> list[str]:
+    """``prefix...path = JSON`` for every leaf of ``value`` (an empty object or array is one)."""
+    if isinstance(value, Mapping) and value:
+        return [line for key in sorted(value, key=natural_key)
+                for line in _flat(prefix + _step(key), value[key])]
+    if isinstance(value, (list, tuple, PVector)) and value:
+        return [line for i, item in enumerate(value) for line in _flat(f"{prefix}[{i}]", item)]
+    return [f"{prefix} = {canonical_bytes(value).decode('utf-8', 'replace')}"]
+
+
+def _step(key: str) -> str:
+    return f".{key}" if key.isidentifier() else f"[{json.dumps(key)}]"
 
 
 def format_explain(trace: Trace, fqns: Iterable[str]) -> str:

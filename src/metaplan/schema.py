@@ -71,8 +71,10 @@ def check_entries(param_plan: Any, source: str | None = None) -> None:
     """
     if type(param_plan) is not dict:
         return
+    seen: set[int] = set()  # entries shared by the reader are checked once
     for fqn, entry in param_plan.items():
-        if type(entry) is dict:
+        if type(entry) is dict and id(entry) not in seen:
+            seen.add(id(entry))
             flag = entry.get("is_boundary", False)
             if flag is not False and flag is not True:
                 raise PlanError(f"must be true or false, found {describe(flag)}",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-__all__ = ["FROM_PLAN", "RUN_INPUT", "FromPlan", "FromRun", "ModelTypeSetting"]
+__all__ = ["FROM_PLAN", "RUN_INPUT", "VOLATILE", "FromPlan", "FromRun", "ModelTypeSetting"]
 
 
 class FromPlan(enum.Enum):
@@ -42,3 +42,6 @@ RUN_INPUT = FromRun.RUN_INPUT
 
 ModelTypeSetting = str | None | Literal[FromPlan.FROM_PLAN]
 """A model type (``None``: none), or :data:`FROM_PLAN`."""
+
+VOLATILE = ("signature", "yaml_sha256", "source", "outputs", "codegen_version")
+"""The fields a regeneration changes whatever the model and rules (``--ignore-volatile``)."""

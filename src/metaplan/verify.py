@@ -29,7 +29,6 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,8 +51,9 @@ from metaplan.emitter import (
     raw_entry,
 )
 from metaplan.emitter import shards as placement_shards
-from metaplan.errors import SpecError, describe, format_path
-from metaplan.frozen import JSONMap, canonical_bytes, paused_gc
+from metaplan.errors import describe, format_path
+from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
+from metaplan.names import parse_names
 from metaplan.pipeline import Verifier
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
@@ -220,20 +220,17 @@ def single_contract(plan: Plan) -> list[Violation]:
     return sorted(found)
 
 
-_ABSENT: Any = object()
-
-
 def _shown(value: Any) -> str:
-    return "(absent)" if value is _ABSENT else canonical_bytes(value).decode("utf-8", "replace")
+    return "(absent)" if value is MISSING else canonical_bytes(value).decode("utf-8", "replace")
 
 
 def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
     raw_a, raw_b = raw_entry(a), raw_entry(b)
     keys = sorted((set(raw_a) | set(raw_b)) - {"params"})
     key = next(key for key in keys
-               if _shown(raw_a.get(key, _ABSENT)) != _shown(raw_b.get(key, _ABSENT)))
+               if _shown(raw_a.get(key, MISSING)) != _shown(raw_b.get(key, MISSING)))
     return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} "
-            f"{_shown(raw_a.get(key, _ABSENT))}, {fqn_b} has {_shown(raw_b.get(key, _ABSENT))}"
+            f"{_shown(raw_a.get(key, MISSING))}, {fqn_b} has {_shown(raw_b.get(key, MISSING))}"
             " (all boundaries of a class share one forward; only params may differ)")
 
 
@@ -618,18 +615,7 @@ def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[s
     >>> parse_checks(" class_key, single-contract,class-key")
     ('class-key', 'single-contract')
     """
-    words = text.split(",") if isinstance(text, str) else list(text)
-    names: list[str] = []
-    for word in words:
-        name = str(word).strip().replace("_", "-")
-        if name not in CHECKS:
-            close = difflib.get_close_matches(name, list(CHECKS), n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise SpecError(f"{where}: unknown check {str(word).strip()!r}{hint}; known: "
-                            f"{', '.join(CHECKS)}", source=where)
-        if name not in names:
-            names.append(name)
-    return tuple(names)
+    return parse_names(text, tuple(CHECKS), what="check", where=where, unique=True)
 
 
 def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,

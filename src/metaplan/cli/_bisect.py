@@ -7,20 +7,14 @@ The condition is a verify failure, a value at a path (changed, or equal to
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import Any
 
-from metaplan.cli._common import (
-    Settings,
-    checks_from,
-    print_stats,
-    run_pipeline,
-    say,
-    settings_of,
-)
+from metaplan.change import parse_path
+from metaplan.cli._common import Settings, checks_from, print_stats, run_pipeline, settings_of
+from metaplan.cli._io import json_name, to_stdout
 from metaplan.errors import InputError
-from metaplan.frozen import freeze_owned, json_equal, shorten
-from metaplan.jsonio import parse_json
+from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
+from metaplan.jsonio import dumps_pretty, parse_json
 from metaplan.plan import Plan, load
 from metaplan.verify import verifier
 
@@ -36,64 +30,36 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan,
         target = load(args.matches)
         return f"the state equal to {args.matches}", lambda p: p == target
     if args.path:
-        path = _path(args.path)
+        path = parse_path(args.path)
         if args.value is not None:
             value = freeze_owned(parse_json(args.value, source="--value"))
             return (f"the first state where {args.path} is {args.value}",
-                    lambda p: _same(_at(p, path), value))
-        first = _at(start, path)
+                    lambda p: _same(p.at(path), value))
+        first = start.at(path)
         return (f"the first state where {args.path} differs from the input's",
-                lambda p: not _same(_at(p, path), first))
+                lambda p: not _same(p.at(path), first))
     check = verifier(checks_from(args), specs=settings.specs, rules=settings.rules,
                      model_type=settings.model_type)
     return "the first state that fails verification", check
 
 
-_GONE: Any = object()
-
-
 def _shown(value: Any) -> str:
-    return "(absent)" if value is _GONE else shorten(value)
+    return "(absent)" if value is MISSING else shorten(value)
+
+
+def _json(value: Any) -> Any:
+    return None if value is MISSING else thaw(value)
 
 
 def _same(a: Any, b: Any) -> bool:
-    return (a is _GONE) == (b is _GONE) and (a is _GONE or json_equal(a, b))
-
-
-def _path(text: str) -> tuple[str, ...]:
-    """``param_plan/model.layers.3.mlp/is_boundary`` or a JSON Pointer (``/`` first)."""
-    if text.startswith("/"):  # RFC 6901: an empty step is the key ""
-        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
-    parts = tuple(text.split("/"))
-    if not all(parts):
-        raise InputError(f"--path {text}: an empty step; write field/FQN/key, e.g. "
-                         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
-                         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
-                         source="--path")
-    return parts
-
-
-def _at(plan: Plan, path: tuple[str, ...]) -> Any:
-    """The value at ``path`` in ``plan``, or ``_GONE``."""
-    value: Any = plan.fields
-    for key in path:
-        if hasattr(value, "get"):
-            value = value.get(key, _GONE)
-        elif isinstance(value, Sequence) and not isinstance(value, str) and key.isdigit() \
-                and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return _GONE
-        if value is _GONE:
-            return _GONE
-    return value
+    return (a is MISSING) == (b is MISSING) and (a is MISSING or json_equal(a, b))
 
 
 def bisect(args: argparse.Namespace) -> int:
     """``metaplan bisect``: the first state of a run where the asked-for condition holds."""
     if args.value is not None and not args.path:
         raise InputError("--value: give the --path whose value to find", source="--value")
-    path = _path(args.path) if args.path else None
+    path = parse_path(args.path) if args.path else None
     checks_from(args)  # a bad --checks fails before the run, not after it
     run = run_pipeline(args)
     if run is None:
@@ -101,20 +67,35 @@ def bisect(args: argparse.Namespace) -> int:
     what, predicate = _bisect_predicate(args, run.plan, settings_of(args))
     trace = run.trace
     print_stats(args, run)
+    report: dict[str, Any] = {"plan": json_name(args.plan), "looked_for": what,
+                              "passes": list(trace.passes), "found": False}
+    lines: list[str] = []
     for index, state in enumerate(trace.states):
         verdict = predicate(state)
         if not verdict:
             continue
         after = "the input" if index == 0 else f"after pass {index} ({trace.pass_of(index)})"
-        say(f"found {what}: state {index}, {after}")
+        lines.append(f"found {what}: state {index}, {after}")
+        report.update(found=True, state=index, after_pass=None if index == 0
+                      else trace.pass_of(index))
         if isinstance(verdict, (tuple, list)):
-            say(*(f"  {violation}" for violation in verdict))
+            lines += [f"  {violation}" for violation in verdict]
+            report["violations"] = [{"check": v.check, "path": list(v.path),
+                                     "message": v.message} for v in verdict]
         elif path is not None and index:
-            say(f"  before: {_shown(_at(trace.states[index - 1], path))}",
-                f"  after:  {_shown(_at(state, path))}")
-        return 0
-    absent = path is not None and all(_at(state, path) is _GONE for state in trace.states)
-    passes = ",".join(trace.passes) or "(no passes)"
-    say(f"not found: {what}; searched {len(trace.states)} states ({passes})"
-        + (f"; {args.path} is absent from every state" if absent else ""))
-    return 1
+            before, now = trace.states[index - 1].at(path), state.at(path)
+            lines += [f"  before: {_shown(before)}", f"  after:  {_shown(now)}"]
+            report.update(before=_json(before), after=_json(now), absent_before=before is MISSING,
+                          absent_after=now is MISSING)
+        break
+    else:
+        absent = path is not None and all(s.at(path) is MISSING for s in trace.states)
+        passes = ",".join(trace.passes) or "(no passes)"
+        lines.append(f"not found: {what}; searched {len(trace.states)} states ({passes})"
+                     + (f"; {args.path} is absent from every state" if absent else ""))
+        report.update(states=len(trace.states), absent_everywhere=absent)
+    if getattr(args, "format", "text") == "json":
+        to_stdout(dumps_pretty(report))
+    else:
+        to_stdout("".join(f"{line}\n" for line in lines))
+    return 0 if report["found"] else 1

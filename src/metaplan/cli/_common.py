@@ -1,17 +1,14 @@
-"""What the commands share: writing outputs, and building a pipeline from options."""
+"""What the pipeline commands share: settings from options, building and running a pipeline."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
-from metaplan.errors import InputError
+from metaplan.cli._io import Timer, note, say
 from metaplan.jsonio import read_json
-from metaplan.outputs import write_many_atomic, write_stdout
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
@@ -31,101 +28,14 @@ from metaplan.verify import parse_checks, verifier
 __all__ = [
     "Run",
     "Settings",
-    "Timer",
     "checks_from",
-    "json_name",
     "model_type_line",
-    "note",
-    "one_line",
     "option_of",
-    "output",
     "pipeline_from",
     "print_stats",
     "run_pipeline",
-    "say",
     "settings_of",
-    "to_stdout",
 ]
-
-T = TypeVar("T")
-
-
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), *range(127, 160))} | {
-    10: "\\n", 13: "\\r", 9: "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-MESSAGE_LIMIT = 2000
-"""The most characters of a message on stderr; the rest is cut, saying how much."""
-
-
-def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` on one line (control characters escaped), cut to ``limit`` characters.
-
-    >>> one_line("a\\nb"), one_line("x" * 30, 10)
-    ('a\\\\nb', 'xxxxxxxxxx... (20 more characters cut)')
-    """
-    flat = text.translate(_CONTROL)
-    if len(flat) <= limit:
-        return flat
-    return f"{flat[:limit]}... ({len(flat) - limit} more characters cut)"
-
-
-def note(args: argparse.Namespace, message: str) -> None:
-    """A line on stderr, prefixed with the command."""
-    print(one_line(f"metaplan {args.command}: {message}"), file=sys.stderr)
-
-
-def json_name(path: str) -> str:
-    """A file name as Unicode text for a JSON output (undecodable bytes become U+FFFD)."""
-    return os.fsencode(path).decode("utf-8", "replace")
-
-
-def to_stdout(text: bytes | str) -> None:
-    """Write to stdout, flushed; a reader that has gone (``| head``) is not an error.
-
-    The command still runs to its end and exits with its own status (a
-    ``diff | head`` that differs exits 1, not 0). Text is encoded as file
-    names are, so a name that is not UTF-8 is printed as the bytes it is.
-    """
-    write_stdout(text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text)
-
-
-def say(*lines: str) -> None:
-    """Lines of text on stdout (see :func:`to_stdout`)."""
-    to_stdout("".join(f"{line}\n" for line in lines))
-
-
-def output(args: argparse.Namespace, text: bytes, also: dict[str, bytes] | None = None) -> None:
-    """Write ``text`` to ``-o``, with ``also`` in the same commit; ``-`` (or no ``-o``) is stdout.
-
-    Every output lands, or no file changes (see :mod:`metaplan.outputs`).
-    """
-    files: dict[str, bytes] = {}
-    stdout: bytes | None = None
-    for path, data in [(args.output or "-", text), *(also or {}).items()]:
-        if path in files:
-            raise InputError(f"{path}: given both as -o and as --record: give each output its "
-                             "own path", source=path)
-        if path != "-":
-            files[path] = data
-        elif stdout is None:
-            stdout = data
-        else:
-            raise InputError("-: two outputs on standard output: give one of them a file",
-                             source="-")
-    write_many_atomic(files, stdout=stdout)
-
-
-class Timer:
-    """Named wall times of the steps around a run (load, write), for ``--stats``."""
-
-    def __init__(self) -> None:
-        self.steps: list[tuple[str, float]] = []
-
-    def time(self, name: str, step: Callable[[], T]) -> T:
-        """``step()``, timed as ``name``."""
-        started = time.perf_counter()
-        value = step()
-        self.steps.append((name, time.perf_counter() - started))
-        return value
 
 
 class Run(NamedTuple):

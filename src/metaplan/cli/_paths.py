@@ -21,7 +21,8 @@ __all__ = ["check_paths", "identity", "inputs_of", "outputs_of"]
 
 _INPUTS = (("plan", "PLAN"), ("a", "A"), ("b", "B"), ("specs", "--specs"), ("rules", "--rules"),
            ("against_specs", "--against-specs"), ("against_rules", "--against-rules"),
-           ("matches", "--matches"))
+           ("matches", "--matches"), ("base", "BASE"), ("ours", "OURS"), ("theirs", "THEIRS"),
+           ("file", "FILE"))
 _RECORD_READERS = ("replay", "invert")
 
 
@@ -45,7 +46,7 @@ def outputs_of(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
     """
     if hasattr(args, "output"):
         yield "-o", args.output or "-"
-    if args.command == "normalize" and args.record is not None:
+    if args.command in ("normalize", "merge") and args.record is not None:
         yield "--record", args.record
 
 

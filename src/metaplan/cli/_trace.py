@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from metaplan.cli._common import json_name, print_stats, run_pipeline
+from metaplan.cli._common import print_stats, run_pipeline
+from metaplan.cli._io import json_name
 from metaplan.cli._paths import identity, inputs_of
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty

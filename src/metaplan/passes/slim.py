@@ -48,9 +48,8 @@ from metaplan.emitter import (
     boundaries_by_class,
     injection_index,
     parse_placement,
-    raw_entry,
 )
-from metaplan.frozen import JSONMap, canonical_bytes, freeze_owned
+from metaplan.frozen import canonical_bytes
 from metaplan.pipeline import Pass, changes_pass
 from metaplan.plan import Plan
 
@@ -84,9 +83,9 @@ _SIDES = (("in_src", "in_dst"), ("out_src", "out_dst"))
 _R = Placement("R")
 
 
-def _named(entry: Mapping[str, Any], field: str) -> dict[str, Any]:
+def _named(entry: Mapping[str, Any], field: str) -> Mapping[str, Any]:
     value = entry.get(field) or {}
-    return value if isinstance(value, dict) else {}
+    return value if isinstance(value, Mapping) else {}
 
 
 def _resolved(named: Any, axes: Sequence[str]) -> tuple[Placement, ...]:
@@ -94,7 +93,7 @@ def _resolved(named: Any, axes: Sequence[str]) -> tuple[Placement, ...]:
 
     Raises ``ValueError`` for a placement that does not parse.
     """
-    if not isinstance(named, dict):
+    if not isinstance(named, Mapping):
         return tuple(_R for _ in axes)
     return tuple(_R if named.get(axis) is None else parse_placement(named[axis])
                  for axis in axes)
@@ -102,7 +101,7 @@ def _resolved(named: Any, axes: Sequence[str]) -> tuple[Placement, ...]:
 
 def _ep(named: Any) -> str:
     """One name's ``ep`` placement as written, ``R`` when absent (``boundary_forms._ep_axis``)."""
-    value = named.get("ep") if isinstance(named, dict) else None
+    value = named.get("ep") if isinstance(named, Mapping) else None
     return value if isinstance(value, str) and value else "R"
 
 
@@ -126,9 +125,8 @@ def is_identity_form(entry: Mapping[str, Any], axes: Sequence[str],
     if injection is not None and (injection.get("local_compute_fn") is not None
                                   or injection.get("inner_wrapper") is not None):
         return False
-    data = raw_entry(entry)
     for src_field, dst_field in _SIDES:
-        src, dst = _named(data, src_field), _named(data, dst_field)
+        src, dst = _named(entry, src_field), _named(entry, dst_field)
         for name in set(src) | set(dst):
             if not axes:
                 if _ep(src.get(name)) != _ep(dst.get(name)):
@@ -150,11 +148,8 @@ def _axes(plan: Plan) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _without_params(data: dict[str, Any]) -> bytes:
-    if "params" in data:
-        data = dict(data)
-        del data["params"]
-    return canonical_bytes(data)
+def _without_params(data: Mapping[str, Any]) -> bytes:
+    return canonical_bytes({key: value for key, value in data.items() if key != "params"})
 
 
 def identity_classes(plan: Plan) -> dict[str, list[str]]:
@@ -184,47 +179,57 @@ def identity_classes(plan: Plan) -> dict[str, list[str]]:
 _R_WHY = "an R axis: a missing axis resolves to replicate"
 
 
-def _strip_r(fqn: str, field: str, value: Any, changes: list[Change]) -> None:
-    """Remove the ``"R"`` axes of one raw placement field (``plan/slim.strip_r_axes``)."""
-    if type(value) is not dict:
-        return
-    new = tuple.__new__  # tens of thousands of changes: no wrapper calls
-    for name in sorted(value):
-        named = value[name]
-        if type(named) is dict and "R" in named.values():
-            for axis in sorted(named):
-                if named[axis] == "R":
-                    changes.append(new(Change, ("remove", ("param_plan", fqn, field, name, axis),
-                                                "R", None, _R_WHY)))
+Removal = tuple[tuple[str, ...], Any, str]
+"""A removal inside one entry: its path below the entry, the old value, why."""
 
 
-def _prune(fqn: str, data: dict[str, Any], name: str, changes: list[Change]) -> None:
-    """Remove an identity-form boundary's contract fields and false flags."""
+def _strip_r(field: str, value: Any) -> list[Removal]:
+    """The ``"R"`` axes of one placement field (``plan/slim.strip_r_axes``)."""
+    if not isinstance(value, Mapping):
+        return []
+    return [((field, name, axis), "R", _R_WHY)
+            for name in sorted(value) if isinstance(named := value[name], Mapping)
+            for axis in sorted(named) if named[axis] == "R"]
+
+
+def _prune(data: Mapping[str, Any], name: str) -> list[Removal]:
+    """An identity-form boundary's contract fields and false flags."""
     why = (f"class {name} has the identity form: its forward is not rewritten, so its "
            "boundary fields are not read")
-    changes += [Change("remove", ("param_plan", fqn, key), freeze_owned(data[key]), None, why)
-                for key in BOUNDARY_FIELDS if key in data]
-    changes += [Change("remove", ("param_plan", fqn, key), False, None,
-                       f"{why}; false is the readers' default")
-                for key in FLAG_FIELDS if data.get(key) is False]
+    found: list[Removal] = [((key,), data[key], why) for key in BOUNDARY_FIELDS if key in data]
+    return found + [((key,), False, f"{why}; false is the readers' default")
+                    for key in FLAG_FIELDS if data.get(key) is False]
+
+
+def _removals(entry: Mapping[str, Any], name: str | None) -> list[Removal]:
+    """What ``slim`` removes from one entry (``name``: its class, when pruned)."""
+    found = _prune(entry, name) if name is not None else []
+    for field in PLACEMENT_FIELDS:
+        if field in entry and not (name is not None and field in BOUNDARY_FIELDS):
+            found += _strip_r(field, entry[field])
+    return found
 
 
 def slim_changes(plan: Plan) -> list[Change]:
-    """The changes of ``slim``, by FQN: pruned fields first, then ``R`` axes of the rest."""
+    """The changes of ``slim``, by FQN: pruned fields first, then ``R`` axes of the rest.
+
+    Read through the public API; each distinct entry is worked out once (a
+    loaded plan's equal entries are one object).
+    """
     pruned = {fqn: name for name, fqns in identity_classes(plan).items() for fqn in fqns}
     entries = plan.index("param_plan")
+    known: dict[tuple[int, str | None], tuple[Any, list[Removal]]] = {}
     changes: list[Change] = []
     for fqn in sorted(entries):
         entry = entries[fqn]
-        if type(entry) is not JSONMap and not isinstance(entry, Mapping):
+        if not isinstance(entry, Mapping):
             continue
-        data = raw_entry(entry)
         name = pruned.get(fqn)
-        if name is not None:
-            _prune(fqn, data, name, changes)
-        for field in PLACEMENT_FIELDS:
-            if field in data and not (name is not None and field in BOUNDARY_FIELDS):
-                _strip_r(fqn, field, data[field], changes)
+        seen = known.get((id(entry), name))
+        if seen is None or seen[0] is not entry:
+            seen = known[(id(entry), name)] = (entry, _removals(entry, name))
+        changes += [Change("remove", ("param_plan", fqn, *inner), old, None, why)
+                    for inner, old, why in seen[1]]
     return changes
 
 

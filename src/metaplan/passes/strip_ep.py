@@ -133,16 +133,19 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
                                       known.why)
 
     globs: dict[str, list[tuple[str, StrategySpec]]] = {}
+    seen: set[tuple[str, StrategySpec]] = set()
     for pattern, spec in _resolve(rules, specs, model_type):
         assert spec.target_class is not None
         if _GLOB_START.search(pattern):
-            globs.setdefault(spec.target_class, []).append((pattern, spec))
+            if (pattern, spec) not in seen:  # a repeat claims nothing new: match it once
+                seen.add((pattern, spec))
+                globs.setdefault(spec.target_class, []).append((pattern, spec))
         elif classes.get(pattern) == spec.target_class:
             claim(pattern, pattern, spec)
     if globs:
         by_class: dict[str, list[str]] = {}
         for fqn, cls in classes.items():
-            if type(cls) is str and cls in globs:
+            if isinstance(cls, str) and cls in globs:  # str subclasses too, as the seed compares
                 by_class.setdefault(cls, []).append(fqn)
         for cls, items in globs.items():
             names = _Names(by_class.get(cls, ()))

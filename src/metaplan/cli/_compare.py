@@ -1,0 +1,73 @@
+"""``metaplan compare``: two versions of a pipeline on one plan; where do they part ways?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from metaplan.cli._common import option_of, pipeline_from
+from metaplan.cli._diff import record_text
+from metaplan.cli._io import colour, json_name, note, to_stdout
+from metaplan.compare import compare as compare_pipelines
+from metaplan.diff import diff
+from metaplan.jsonio import dumps_pretty
+from metaplan.plan import load
+from metaplan.records import records_to_json
+from metaplan.report import format_folded
+
+__all__ = ["compare"]
+
+_OPTIONS = ("specs", "rules", "model_type", "passes")
+
+
+def _settings(args: argparse.Namespace, prefix: str) -> str:
+    """One pipeline's options, as the user gave them (B's falling back to A's)."""
+    words = [option_of(args, "passes", prefix) or "normalize"]
+    for option in ("specs", "rules", "model_type"):
+        value = option_of(args, option, prefix)
+        if value is not None:
+            words.append(f"--{option.replace('_', '-')} {value}")
+    return " ".join(words)
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Exit 0 when the two pipelines agree after every pass, 1 when not."""
+    plan = load(args.plan)
+    first, second = pipeline_from(args), pipeline_from(args, "against_")
+    if all(getattr(args, f"against_{option}") is None for option in _OPTIONS):
+        note(args, "note: no --against-* option was given, so B runs what A runs")
+    found = compare_pipelines(plan, first, second)
+    finals = diff(found.a.final, found.b.final)
+    heading: dict[str, Any] = {"plan": json_name(args.plan), "a": _settings(args, ""),
+                               "b": _settings(args, "against_"), "same": found.state is None}
+    if found.state is not None:
+        heading["first_difference"] = {"state": found.state, "pass_a": found.pass_a,
+                                       "pass_b": found.pass_b}
+    heading["final_plans_differ_by"] = len(finals)
+    if args.format == "json":
+        if found.diff is not None:
+            heading["records"] = records_to_json([found.diff])
+            heading["final_records"] = records_to_json([finals])
+        to_stdout(dumps_pretty(heading))
+        return 0 if found.state is None else 1
+    text = f"A: {heading['a']}\nB: {heading['b']}\n"
+    if found.state is None or found.diff is None:
+        to_stdout(text + f"same: after every pass (A: {len(first)}, B: {len(second)}), "
+                         f"ending at {found.a.final.content_hash}\n")
+        return 0
+    where = f"after pass {found.state}: A ran {found.pass_a}, B ran {found.pass_b}"
+    ending = ("the final plans are the same" if finals.is_noop
+              else f"the final plans differ by {len(finals):,} changes")
+    text += f"first difference {where}; {ending}\n"
+    if args.format == "text":
+        to_stdout(text)
+    else:
+        print(text, end="", file=sys.stderr)
+    painted = colour(args)
+    to_stdout(record_text(found.diff, args.format, ("A", "B"), painted=painted))
+    if args.format == "text" and not finals.is_noop and found.state < max(len(first),
+                                                                         len(second)):
+        to_stdout(f"the final plans (A after {len(first)} passes, B after {len(second)}):\n"
+                  + format_folded(finals))
+    return 1

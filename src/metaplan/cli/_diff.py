@@ -1,0 +1,125 @@
+"""``metaplan diff``, ``show`` and ``git-diff``: what changed between two versions of a plan."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+from collections.abc import Sequence
+
+from metaplan.change import ChangeRecord
+from metaplan.cli._io import colour, json_name, output, paint, to_stdout
+from metaplan.diff import diff as diff_plans
+from metaplan.errors import InputError
+from metaplan.fold import fold_changes, group_to_json
+from metaplan.ignore import parse_ignores, split_ignored
+from metaplan.inputs import read_bytes, source_name
+from metaplan.jsonio import dumps_pretty, parse_json
+from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+from metaplan.patch import to_json_patch
+from metaplan.plan import Plan, load, plan_from_file_data
+from metaplan.records import dumps_records, records_from_json
+from metaplan.report import format_diff, format_flat, format_folded
+from metaplan.settings import VOLATILE
+
+__all__ = ["diff", "git_diff", "record_text", "show"]
+
+
+def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
+                hashes: Sequence[str] | None = None, expand: bool = False, note: str = "",
+                painted: bool = False) -> bytes:
+    """A record as ``diff`` writes it in ``style``: text (folded, or every module with
+    ``expand``), ``groups`` (the folded form as JSON), ``json`` (records) or ``jsonpatch``."""
+    if style == "json":
+        return dumps_records([record])
+    if style in ("jsonpatch", "patch"):
+        return dumps_pretty(to_json_patch(record))
+    if style == "groups":
+        return dumps_pretty({"a": labels[0], "b": labels[1], "changes": len(record),
+                             "ignored": note or None,
+                             "groups": [group_to_json(g) for g in fold_changes(record)]})
+    base, result = hashes if hashes is not None else (record.base, record.result)
+    body = format_diff(record) if expand else format_folded(record)
+    if note:
+        first, _, rest = body.partition("\n")
+        body = f"{first}; {note}\n{rest}"
+    text = f"--- {labels[0]}  {base}\n+++ {labels[1]}  {result}\n{body}"
+    return paint(text, painted).encode("utf-8", "surrogateescape")
+
+
+def _ignores(args: argparse.Namespace) -> tuple[list[str], str]:
+    """The ``--ignore`` patterns (and the volatile fields), and how the summary names them."""
+    patterns = list(args.ignore or ())
+    said = [f"--ignore {pattern}" for pattern in patterns]
+    if args.ignore_volatile:
+        patterns += VOLATILE
+        said.append("--ignore-volatile")
+    return patterns, ", ".join(said)
+
+
+def diff(args: argparse.Namespace) -> int:
+    """``metaplan diff A B``: exit 0 when they are the same, 1 when they differ."""
+    labels = list(args.label or ())
+    if len(labels) > 2:
+        raise InputError("--label: give it once for A and once for B, not "
+                         f"{len(labels)} times", source="--label")
+    a, b = load(args.a), load(args.b)
+    labels += [json_name(args.a), json_name(args.b)][len(labels):]
+    if args.passes is not None:
+        names = parse_passes(args.passes)
+        line = build_pipeline(names)  # holds no plan: each side runs it on its own input
+        a, b = line.run(a).final, line.run(b).final
+        labels = [f"{label} after {format_passes(names)}" for label in labels]
+    patterns, said = _ignores(args)
+    record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
+    note = f"ignored {len(dropped):,} changes ({said})" if said else ""
+    hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
+    output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
+                             note=note, painted=colour(args)))
+    return 0 if record.is_noop else 1
+
+
+def show(args: argparse.Namespace) -> int:
+    """``metaplan show FILE``: a plan as one line per value (a textconv for git), or a
+    records file as folded text."""
+    source = source_name(args.file)
+    raw = parse_json(read_bytes(args.file), source=source)
+    if isinstance(raw, dict) and str(raw.get("format", "")).startswith("metaplan.record"):
+        records = records_from_json(raw, source=source)
+        parts = [record_text(r, "text", (f"{r.pass_name}: before", f"{r.pass_name}: after"),
+                             expand=args.expand, painted=colour(args)) for r in records]
+        output(args, b"".join(parts))
+        return 0
+    output(args, format_flat(plan_from_file_data(raw, source=source)).encode(
+        "utf-8", "surrogateescape"))
+    return 0
+
+
+def _side(path: str) -> Plan:
+    """One side of a git diff: ``/dev/null`` (a file added or deleted) is the empty plan."""
+    return Plan.from_json({}) if path == os.devnull else load(path)
+
+
+def git_diff(args: argparse.Namespace) -> int:
+    """git's external diff: ``PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE``.
+
+    Prints the folded diff under the path's name and exits 0 (git takes any
+    other status for a crash). A side that is no plan is shown as a line diff.
+    """
+    name = json_name(args.path)
+    labels = (f"a/{name}", f"b/{name}")
+    try:
+        a, b = _side(args.old_file), _side(args.new_file)
+    except InputError as exc:
+        old, new = (b"" if p == os.devnull else read_bytes(p) for p in
+                    (args.old_file, args.new_file))
+        lines = difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
+                                     new.decode("utf-8", "replace").splitlines(True),
+                                     *labels)
+        to_stdout(f"metaplan git-diff: not a plan, shown line by line: {exc}\n"
+                  + "".join(lines))
+        return 0
+    record = diff_plans(a, b)
+    head = f"metaplan diff {labels[0]} {labels[1]}\n"
+    to_stdout(head.encode() + record_text(record, "text", labels, painted=colour(args)))
+    return 0

@@ -1,0 +1,28 @@
+"""``metaplan normalize``: the seed's result, with records on request."""
+
+from __future__ import annotations
+
+import argparse
+
+from metaplan.cli._common import print_stats, run_pipeline
+from metaplan.cli._io import note, output
+from metaplan.plan import dumps
+from metaplan.records import dumps_records
+
+__all__ = ["normalize"]
+
+
+def normalize(args: argparse.Namespace) -> int:
+    """Run the pipeline; write the plan to ``-o`` (and the records to ``--record``)."""
+    run = run_pipeline(args)
+    if run is None:
+        return 0
+    plan, records = run.trace.final, run.trace.records
+    text = run.timer.time("dump", lambda: dumps(plan))
+    run.timer.time("write", lambda: output(
+        args, text, {args.record: dumps_records(records)} if args.record else None))
+    if args.output not in (None, "-") and not args.quiet:
+        counts = ", ".join(f"{r.pass_name}: {len(r)}" for r in records)
+        note(args, f"wrote {args.output} ({plan.content_hash}); changes: {counts}")
+    print_stats(args, run)
+    return 0

@@ -1,0 +1,249 @@
+"""The ``metaplan`` command line's options: argparse only, so ``--help`` costs little.
+
+The pass and check names for the help are written out here (a test holds
+them equal to the registries), so building the parser imports no pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from metaplan.cli._io import one_line
+from metaplan.errors import InputError
+from metaplan.inputs import DEFAULT_MAX_INPUT_SIZE, ENV_MAX_INPUT_SIZE, describe_size, parse_size
+from metaplan.settings import VOLATILE
+from metaplan.version import __version__
+
+__all__ = ["CHECK_NAMES", "PASS_NAMES", "parser"]
+
+PASS_NAMES = ("strip-ep-sub-boundaries", "strip-external-state-boundaries",
+              "mark-shared-class-boundaries", "slim")
+"""The registry's passes (``metaplan.passes.registry.PASSES``), in its order."""
+
+CHECK_NAMES = ("entry-object", "boundary-class", "class-key", "single-contract",
+               "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
+               "placement", "schema")
+"""``metaplan.verify.CHECKS``, in its order."""
+
+PASS_LIST = ", ".join(PASS_NAMES)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr, as every other error is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--max-input-size: ")) from exc
+
+
+def _pipeline_options(sub: argparse.ArgumentParser, *, plan: bool = True,
+                      prefix: str = "") -> None:
+    """PLAN and the options that choose and configure the passes."""
+    if plan:
+        sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    dash = f"--{prefix}"
+    sub.add_argument(f"{dash}specs", metavar="F",
+                     help="strategy specs JSON (default: the built-in registry)")
+    sub.add_argument(f"{dash}rules", metavar="F",
+                     help="inline rules JSON (default: from the plan's injections)")
+    sub.add_argument(f"{dash}model-type", metavar="T",
+                     help="model type for spec lookup (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
+    sub.add_argument(f"{dash}passes", metavar="SPEC",
+                     help=f"comma-separated passes to run (default: normalize, the three "
+                          f"stages): {PASS_LIST}")
+
+
+def _run_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--print-pipeline", action="store_true",
+                     help="print the pipeline spec that would run, and stop")
+    sub.add_argument("--verify-each", action="store_true",
+                     help="verify the input and every pass's result; stop at the first "
+                          "violation, naming the pass (exit 1)")
+    sub.add_argument("--stats", action="store_true",
+                     help="print each pass's changes and wall time on stderr")
+
+
+def _out_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+
+
+def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False) -> None:
+    choices = ("text", "json", "jsonpatch", "patch") + (("groups",) if groups else ())
+    sub.add_argument("--format", choices=choices, default="text",
+                     help="text (modules changed alike folded into one brace pattern; "
+                          "default), json (a records file replay takes), jsonpatch (RFC 6902, "
+                          "with test ops)" + (", or groups (the folded form as JSON)"
+                                             if groups else ""))
+
+
+def _json_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--format", choices=("text", "json"), default="text",
+                     help="text (default) or json, for tools")
+
+
+def _color_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--color", "--colour", choices=("auto", "always", "never"),
+                     default="auto", help="colour the text: auto (default: on a terminal, "
+                                          "unless NO_COLOR is set), always or never")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``metaplan`` command line's parser."""
+    parser = _Parser(
+        prog="metaplan",
+        description="Normalize frozen parallelization plans (codegen_meta.json) with pure, "
+                    "recorded passes. Exit 0: done (no difference, no violation); 1: a "
+                    "difference or violation found; 2: bad input.")
+    parser.add_argument("--version", action="version", version=f"metaplan {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=_Parser)
+
+    sub = commands.add_parser("normalize", help="normalize a plan as the seed does")
+    _pipeline_options(sub)
+    _run_options(sub)
+    _out_option(sub)
+    sub.add_argument("--record", metavar="REC", help="also write the change records here")
+    sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
+    sub = commands.add_parser("trace", help="write every state and record of a run to a folder")
+    _pipeline_options(sub)
+    _run_options(sub)
+    sub.add_argument("--out", metavar="DIR", required=True,
+                     help="folder for 000-input.json, 001-<pass>.json, 001-<pass>.record.json"
+                          ", ... and trace.json")
+
+    sub = commands.add_parser("replay", help="apply change records to a plan, checked")
+    sub.add_argument("plan", metavar="PLAN", help="the plan the records were made on")
+    sub.add_argument("record", metavar="REC", help="records file (normalize --record, diff)")
+    sub.add_argument("--rebase", action="store_true",
+                     help="apply every change whose old value holds on PLAN, skip those already "
+                          "applied, report the rest as conflicts (exit 1, nothing written)")
+    _json_option(sub)
+    _out_option(sub)
+
+    sub = commands.add_parser("invert", help="write the records that undo REC")
+    sub.add_argument("record", metavar="REC", help="records file to invert")
+    _out_option(sub)
+
+    sub = commands.add_parser("explain", help="every change to some modules, with its pass and "
+                                              "why")
+    _pipeline_options(sub, plan=False)
+    _run_options(sub)
+    sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    sub.add_argument("fqns", metavar="FQN", nargs="+",
+                     help="module FQNs, e.g. model.layers.3.mlp")
+    _json_option(sub)
+
+    sub = commands.add_parser("diff", help="the changes that turn plan A into plan B "
+                                           "(exit 1 when they differ)")
+    sub.add_argument("a", metavar="A", help="the plan to start from")
+    sub.add_argument("b", metavar="B", help="the plan to arrive at")
+    sub.add_argument("--passes", metavar="SPEC",
+                     help="run these passes on both plans first, then diff: compare them modulo "
+                          "a projection (e.g. slim) or a normalization")
+    _format_option(sub, groups=True)
+    _out_option(sub)
+    sub.add_argument("--expand", action="store_true",
+                     help="text: list every module on its own, not folded")
+    sub.add_argument("--ignore", metavar="PATH", action="append",
+                     help="leave out changes at PATH (field/FQN-glob/key, or a JSON Pointer; a "
+                          "glob per step); repeatable")
+    sub.add_argument("--ignore-volatile", action="store_true",
+                     help="leave out the fields every regeneration changes: "
+                          + ", ".join(VOLATILE))
+    sub.add_argument("--label", metavar="NAME", action="append",
+                     help="name A (then B) in the header instead of its path")
+    _color_option(sub)
+    sub.add_argument("--exit-code", action="store_true", help=argparse.SUPPRESS)
+
+    sub = commands.add_parser("show", help="a plan as one line per value (a textconv for git), "
+                                           "or a records file as folded text")
+    sub.add_argument("file", metavar="FILE", help="a plan, or a records file")
+    sub.add_argument("--expand", action="store_true",
+                     help="records: list every module on its own, not folded")
+    _color_option(sub)
+    _out_option(sub)
+
+    sub = commands.add_parser("merge", help="three-way merge of plans (exit 1 on conflicts, "
+                                            "nothing written)")
+    sub.add_argument("base", metavar="BASE", help="the plan both sides started from")
+    sub.add_argument("ours", metavar="OURS", help="our version")
+    sub.add_argument("theirs", metavar="THEIRS", help="their version")
+    _out_option(sub)
+    sub.add_argument("--record", metavar="REC",
+                     help="also write the records that turn OURS into the result")
+    _json_option(sub)
+
+    sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments): the "
+                                               "folded diff; exit 0")
+    for name in ("path", "old_file", "old_hex", "old_mode", "new_file", "new_hex", "new_mode"):
+        sub.add_argument(name, metavar=name.upper().replace("_", "-"))
+    _color_option(sub)
+
+    sub = commands.add_parser("git-merge", help="git's merge driver: %%O %%A %%B [%%P]; merges "
+                                                "into %%A (exit 1 on conflicts, %%A kept)")
+    sub.add_argument("ancestor", metavar="O", help="the merge base (%%O)")
+    sub.add_argument("current", metavar="A", help="ours (%%A): the merge is written here")
+    sub.add_argument("other", metavar="B", help="theirs (%%B)")
+    sub.add_argument("pathname", metavar="P", nargs="?", help="the path in the tree (%%P)")
+
+    sub = commands.add_parser(
+        "compare", help="run two versions of a pipeline on one plan; report the first pass "
+                        "whose output differs (exit 1)",
+        description="Pipeline A is what --specs, --rules, --model-type and --passes describe; "
+                    "pipeline B takes each --against-* option instead, and A's setting where "
+                    "none is given.")
+    _pipeline_options(sub)
+    _pipeline_options(sub, plan=False, prefix="against-")
+    _format_option(sub, groups=True)
+    _color_option(sub)
+
+    sub = commands.add_parser("bisect", help="the first state of a run that fails verification "
+                                             "(or matches --path/--hash/--matches)")
+    _pipeline_options(sub)
+    _run_options(sub)
+    what = sub.add_mutually_exclusive_group()
+    what.add_argument("--checks", metavar="C",
+                      help="find the first state failing these verify checks (comma-separated; "
+                           "the default, with all checks)")
+    what.add_argument("--path", metavar="P",
+                      help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary "
+                           "(or a JSON Pointer): find where it first changes, or first equals "
+                           "--value")
+    what.add_argument("--hash", metavar="H", help="find the state with this content hash")
+    what.add_argument("--matches", metavar="PLAN", help="find the state equal to this plan")
+    sub.add_argument("--value", metavar="JSON", help="with --path: the value to find")
+    _json_option(sub)
+
+    sub = commands.add_parser("verify", help="check the invariants the code emitter relies on "
+                                             "(exit 1 with a list when violated)")
+    sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
+    sub.add_argument("--checks", metavar="C",
+                     help=f"comma-separated checks (default: all but spec-coverage, which "
+                          f"--specs or --rules add): {', '.join(CHECK_NAMES)}")
+    sub.add_argument("--specs", metavar="F",
+                     help="strategy specs JSON for spec-coverage (default: the built-in registry)")
+    sub.add_argument("--rules", metavar="F",
+                     help="inline rules JSON for spec-coverage (default: the plan's injections)")
+    sub.add_argument("--model-type", metavar="T",
+                     help="model type for spec-coverage (default: the plan's model_type, else "
+                          "model_class, else source.architecture)")
+    sub.add_argument("--format", choices=("text", "json"), default="text")
+
+    sub = commands.add_parser("hash", help="print the content hash of plans")
+    sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
+    _json_option(sub)
+    for sub in commands.choices.values():
+        sub.add_argument("--max-input-size", metavar="SIZE", type=_size,
+                         help=f"refuse an input (or what its gzip data expands to) larger than "
+                              f"this, e.g. 4G (default: {ENV_MAX_INPUT_SIZE}, else "
+                              f"{describe_size(DEFAULT_MAX_INPUT_SIZE).split(' (')[0]})")
+    return parser

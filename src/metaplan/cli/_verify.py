@@ -1,0 +1,47 @@
+"""``metaplan verify`` and ``metaplan hash``: what the emitter will check; content hashes."""
+
+from __future__ import annotations
+
+import argparse
+
+from metaplan.cli._common import checks_from, settings_of
+from metaplan.cli._io import json_name, say, to_stdout
+from metaplan.jsonio import dumps_pretty
+from metaplan.plan import load
+from metaplan.verify import CHECKS, verification
+
+__all__ = ["hash_plans", "verify"]
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Exit 1 with the violations, 0 when the plan passes every check asked for."""
+    checks = checks_from(args)
+    specs, rules, model_type = settings_of(args)
+    found = verification(load(args.plan), checks, specs=specs, rules=rules,
+                         model_type=model_type)
+    violations, notes = found.violations, found.notes
+    if args.format == "json":
+        to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),
+                                "violations": [{"check": v.check, "path": list(v.path),
+                                                "message": v.message} for v in violations],
+                                "notes": [{"check": n.check, "path": list(n.path),
+                                           "message": n.message} for n in notes]}))
+    elif violations:
+        counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
+        summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
+        say(f"{args.plan}: {len(violations)} violation(s) ({summary})",
+            *(f"  {v}" for v in violations), *(f"  {n}" for n in notes))
+    else:
+        say(f"{args.plan}: ok ({', '.join(found.checks)})", *(f"  {n}" for n in notes))
+    return 1 if violations else 0
+
+
+def hash_plans(args: argparse.Namespace) -> int:
+    """Each plan's content hash (``--format json``: one object)."""
+    hashes = [(path, load(path).content_hash) for path in args.plans]
+    if args.format == "json":
+        to_stdout(dumps_pretty({"hashes": [{"plan": json_name(path), "hash": value}
+                                           for path, value in hashes]}))
+    else:
+        say(*(f"{value}  {path}" for path, value in hashes))
+    return 0

@@ -1,0 +1,76 @@
+"""Reading a plan entry by entry gives what reading it whole gives, or the same refusal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import metaplan
+import metaplan.streaming as streaming
+from conftest import FIXTURES, raw_input
+from metaplan.jsonio import parse_json
+from metaplan.streaming import parse_plan_text
+from metaplan.testing import plan_dicts
+
+
+@pytest.fixture(autouse=True)
+def every_text_streams(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(streaming, "STREAM_FROM", 0)
+    yield
+
+
+def _outcome(read: Any, text: str) -> Any:
+    try:
+        return ("read", read(text))
+    except metaplan.InputError as exc:
+        return ("refused", str(exc))
+
+
+def _both(text: str) -> tuple[Any, Any]:
+    return (_outcome(lambda t: parse_plan_text(t, "p.json"), text),
+            _outcome(lambda t: parse_json(t, source="p.json"), text))
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_real_plans_read_alike(name: str) -> None:
+    text = raw_input(name).decode()
+    streamed = parse_plan_text(text, "p")
+    assert streamed == parse_json(text, source="p")
+    entries = streamed["param_plan"].values()
+    assert len({id(entry) for entry in entries}) < len(entries)  # equal entries shared
+    assert metaplan.dumps(metaplan.loads(text)) == text.encode()
+
+
+_TWISTS = (
+    lambda t: t,
+    lambda t: t.replace('"is_boundary"', '"is_boundary": 1, "is_boundary"', 1),  # repeated key
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": NaN}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": 1e400}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x\\ud800": {}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": "\\ud800"}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": 123456789012345678901234, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": ' + "[" * 252 + "]" * 252 + ", ",
+                        1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": ' + "[" * 253 + "]" * 253 + ", ",
+                        1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"a\\u003ab": {}, ', 1),
+    lambda t: t + " x",
+    lambda t: "[" + t + "]",
+    lambda t: t[: len(t) // 2],
+    lambda t: t.replace('"param_plan"', '"param_plan": {}, "param_plan"', 1),
+    lambda t: t.replace("{", "{ \t\r\n", 3),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"k": 2.5e-7}, ', 1),
+)
+
+
+@given(plan_dicts(odd_flags=False), st.sampled_from(range(len(_TWISTS))), st.booleans())
+def test_generated_texts_read_alike_or_are_refused_alike(meta: dict[str, Any], twist: int,
+                                                         pretty: bool) -> None:
+    text = json.dumps(meta, indent=2 if pretty else None, sort_keys=True)
+    streamed, whole = _both(_TWISTS[twist](text))
+    assert streamed == whole
