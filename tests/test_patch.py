@@ -23,7 +23,8 @@ def test_pointers_escape_tilde_then_slash() -> None:
     from metaplan.patch import pointer
 
     assert pointer(("param_plan", "a/b~c", 0, "~1")) == "/param_plan/a~1b~0c/0/~01"
-    assert pointer(()) == ""
+    assert pointer(("",)) == "/" and pointer(("a", "")) == "/a/"
+    assert pointer(("~", "/", "~/")) == "/~0/~1/~0~1"
 
 
 def test_each_op_is_its_patch_operation_with_a_test_first() -> None:
