@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import metaplan
-from metaplan.change import Change, ChangeRecord
+from metaplan.change import Change, ChangeRecord, parse_path
 
 
 @pytest.mark.parametrize(("change", "inverse"), [
@@ -81,3 +81,27 @@ def test_touching_is_at_below_or_above_a_path() -> None:
     assert record.touching(("injections", 0, "match")) == (changes[5],)
     assert record.touching(("injections", 1)) == ()
     assert record.touching(()) == changes
+
+
+@pytest.mark.parametrize(("text", "path"), [
+    ("param_plan/model.layers.3.mlp/is_boundary",
+     ("param_plan", "model.layers.3.mlp", "is_boundary")),
+    ("injections", ("injections",)),
+    ("/injections/0/a~1b", ("injections", "0", "a/b")),
+    ("/a~01/~10/~0~1", ("a~1", "/0", "~/")),  # ~1 first, then ~0, as RFC 6901 says
+    ("/", ("",)), ("/a//b", ("a", "", "b")),
+])
+def test_paths_from_the_command_line(text: str, path: tuple[str, ...]) -> None:
+    assert parse_path(text) == path
+
+
+@pytest.mark.parametrize("text", ["a//b", "a/", "", "param_plan/"])
+def test_a_path_with_an_empty_step_says_how_to_write_one(text: str) -> None:
+    with pytest.raises(metaplan.InputError) as info:
+        parse_path(text, "--at")
+    assert str(info.value) == (
+        f"--at {text}: an empty step; write field/FQN/key, e.g. "
+        "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
+        "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)")
+    with pytest.raises(metaplan.InputError, match=f"^--path {text}: an empty step"):
+        parse_path(text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import metaplan
 from metaplan.passes import mark_shared_class_boundaries, non_boundary_classes
 from metaplan.settings import RUN_INPUT
@@ -27,6 +29,9 @@ def test_examples_are_the_first_two_non_boundary_modules_in_fqn_order() -> None:
     assert non_boundary_classes(plan, {"a": "X", "d": "Y", "c": "X"}) == {"X": ["a", "c"],
                                                                           "Y": ["d"]}
     assert non_boundary_classes(plan, {}) == {}
+    later = _plan({"a": off, "c": off, "b": off, "d": off}, {"a": "C", "b": "C", "c": "C",
+                                                             "d": "C"})
+    assert non_boundary_classes(later, later.index("boundary_classes")) == {"C": ["a", "b"]}
 
 
 def test_the_why_names_another_non_boundary_instance_or_says_this_is_one() -> None:
@@ -74,6 +79,8 @@ def test_the_class_map_is_the_run_inputs_by_default() -> None:
     assert len(given(stripped).record) == 1 and given.for_run(plan) is given
     assert repr(alone) == "mark_shared_class_boundaries(class_map=RUN_INPUT)"
     assert repr(given) == "mark_shared_class_boundaries(class_map=<1 FQNs>)"
+    with pytest.raises(AttributeError):
+        given.class_map = {}  # type: ignore[misc]
 
 
 def test_nothing_non_boundary_is_a_no_op_returning_the_input() -> None:

@@ -221,3 +221,45 @@ def test_fnmatch_edge_cases_are_read_as_fnmatch_reads_them(pattern: str, claims:
     classes = dict.fromkeys(("a", "b", "]", "a]", "a[b", "[]", "[!]"), "MoE")
     specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
     assert set(find_ep_targets(classes, [InlineRule((pattern,), A)], specs, None)) == claims
+
+
+def test_a_rule_without_a_target_or_a_spec_does_not_stop_the_rules_after_it() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE"), StrategySpec(B, "moe", None)])
+    classes = {"m": "MoE", "n": "MoE", "o": "MoE"}
+    rules = [InlineRule(("m",)), InlineRule(("m",), "x.unknown"), InlineRule(("m",), B),
+             InlineRule(("n", "o"), A)]
+    assert list(find_ep_targets(classes, rules, specs, None)) == ["n", "o"]
+    target = find_ep_targets(classes, rules, specs, None)["n"]
+    with pytest.raises(AttributeError):
+        target.why = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("names", "pattern"), [
+    (["xa", "ya", "bb", "cc"], "*a"),  # the suffix side, at the start of the reversed names
+    (["ab", "ac", "ba", "ca"], "*a"),  # ... at their end
+    (["ab", "ac", "b", "ca"], "a*"),  # the prefix side, at the start
+    (["b", "ca", "za", "zb"], "z*"),  # ... at the end
+    (["a\U0010ffff", "a\U0010ffffb", "b"], "a\U0010ffff*"),  # the last code point
+    (["\U0010ffffa", "\U0010ffff", "a"], "\U0010ffff?"),
+    (["m.0", "m.1", "n.1"], "m.[0-1]"), (["a.b.c", "a.c", "b.c"], "a*c"),
+])
+def test_the_glob_index_misses_nothing_at_either_end(names: list[str], pattern: str) -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    found = find_ep_targets(dict.fromkeys(names, "MoE"), [InlineRule((pattern,), A)], specs,
+                            None)
+    assert set(found) == {name for name in names if fnmatch.fnmatchcase(name, pattern)}
+    assert found  # each case matches something
+
+
+def test_rules_given_once_as_an_iterator_are_kept() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    plan = _plan({"m": "MoE"})
+    stage = strip_ep_sub_boundaries(specs=specs, rules=(r for r in [InlineRule(("m",), A)]))
+    assert len(stage(plan).record) == len(stage(plan).record) == 2
+    assert hash(stage) == hash(strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("m",), A)]))
+
+
+def test_class_names_that_cannot_be_hashed_are_skipped_as_the_seed_skips_them() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    classes: dict[str, Any] = {"m.0": ["MoE"], "m.1": {"x": 1}, "m.2": "MoE", "m.3": None}
+    assert list(find_ep_targets(classes, [InlineRule(("m.*",), A)], specs, None)) == ["m.2"]

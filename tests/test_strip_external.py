@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import metaplan
 from metaplan.passes import strip_external_state_boundaries
 
@@ -35,3 +37,11 @@ def test_no_external_classes_is_a_no_op_returning_the_input() -> None:
         result = strip_external_state_boundaries()(plan)
         assert result.plan is plan and result.record.is_noop
     assert repr(strip_external_state_boundaries()) == "strip_external_state_boundaries()"
+
+
+def test_the_stage_is_a_frozen_value() -> None:
+    stage = strip_external_state_boundaries()
+    with pytest.raises(AttributeError):
+        stage.extra = 1  # type: ignore[attr-defined]
+    assert stage == strip_external_state_boundaries() and hash(stage) == hash(
+        strip_external_state_boundaries())

@@ -20,7 +20,8 @@ endless).
 
 Results are kept in ``.mutants/<module>.jsonl`` (one line per mutant, keyed
 by the module's text and the mutation), so an interrupted run resumes with
-``--resume``, and ``--report`` summarizes them without running anything.
+``--resume`` (``--recheck`` runs the survivors again too: after adding
+tests), and ``--report`` summarizes them without running anything.
 Equivalent mutants are listed in ``tools/mutation_equivalents.txt``
 (``module | source line | mutation | why``); the score leaves them out:
 caught / (mutants - equivalent), where a mutant is caught when a test fails,
@@ -77,7 +78,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "diff.py": ("test_diff*.py",),
     "rules.py": ("test_rules.py", "test_strip_ep.py"),
     "verify.py": ("test_verify.py",),
-    "emitter.py": ("test_verify.py", "test_slim.py"),
+    "emitter.py": ("test_emitter.py", "test_verify.py", "test_slim.py"),
 }
 """The modules issue 11 names, and the tests each one's mutants run against."""
 
@@ -468,7 +469,9 @@ def run_module(module: str, args: argparse.Namespace,
         for m in mutants:
             print(f"src/metaplan/{module}:{m.line}: {m.what}")
         return {"module": module, "mutants": len(mutants)}
-    known = _load_results(module) if args.resume or args.report else {}
+    known = _load_results(module) if args.resume or args.recheck or args.report else {}
+    if args.recheck:
+        known = {key: row for key, row in known.items() if row["status"] != "survived"}
     if args.report:
         keys = {m.key(sha) for m in mutants}
         missing = len(keys - set(known))
@@ -476,7 +479,7 @@ def run_module(module: str, args: argparse.Namespace,
             print(f"== src/metaplan/{module}: {missing} of {len(mutants)} mutants not judged yet")
         return _summary(module, [Outcome(**row) for key, row in known.items()  # type: ignore[arg-type]
                                  if key in keys], equivalents)
-    if not args.resume:
+    if not (args.resume or args.recheck):
         stale = RESULTS / (module.replace("/", ".") + ".jsonl")
         if stale.exists() and not args.line:
             stale.unlink()
@@ -565,6 +568,8 @@ def main(argv: list[str] | None = None) -> int:
                         "unmutated run, plus 5)")
     parser.add_argument("--resume", action="store_true", help="skip mutants judged before "
                         "(results in .mutants/)")
+    parser.add_argument("--recheck", action="store_true", help="like --resume, but run the "
+                        "survivors again (after adding tests: what was caught stays caught)")
     parser.add_argument("--line", type=int, action="append", help="only mutants on this line")
     parser.add_argument("--list", action="store_true", help="list the mutants; run nothing")
     parser.add_argument("--report", action="store_true", help="summarize the results kept in "
