@@ -249,7 +249,7 @@ def test_one_entry_object_shared_by_a_pruned_and_a_kept_module() -> None:
         "mesh_dim_names": ["tp"], "param_plan": {"a": entry, "b": entry, "c": entry},
         "boundary_classes": {"a": "Norm", "b": "Linear"}})))
     assert plan.index("param_plan")["a"] is plan.index("param_plan")["c"]
-    touched = {}
+    touched: dict[Any, list[tuple[Any, ...]]] = {}
     for change in slim(plan).record.changes:
         touched.setdefault(change.path[1], []).append(change.path[2:])
     assert touched == {
