@@ -256,3 +256,22 @@ def test_one_entry_object_shared_by_a_pruned_and_a_kept_module() -> None:
         "a": [("in_src",), ("in_dst",), ("is_boundary",), ("params", "w", "tp")],
         "b": [("params", "w", "tp"), ("in_src", "x", "tp"), ("in_dst", "x", "tp")],
         "c": [("params", "w", "tp"), ("in_src", "x", "tp"), ("in_dst", "x", "tp")]}
+
+
+def test_a_refused_class_does_not_stop_the_classes_after_it() -> None:
+    split = {**_NORM, "needs_cp_attn": True}
+    plan = metaplan.Plan.from_json({
+        "mesh_dim_names": ["tp"],
+        "param_plan": {"a": _NORM, "b1": _NORM, "b2": split, "l": _NORM, "n": _NORM},
+        "boundary_classes": {"a": "A", "b1": "B", "b2": "B", "l": "Linear", "n": "Norm"},
+        "injections": [{"match": "a", "inner_target": "x"}, {"match": "a", "inner_target": "y"}]})
+    assert identity_classes(plan) == {"Norm": ["n"]}
+
+
+@pytest.mark.parametrize("odd", "abcdefgh")
+def test_without_axes_every_name_of_a_side_is_compared(odd: str) -> None:
+    src = {name: {"ep": "S(0)" if name == odd else "R"} for name in "abcdefgh"}
+    dst = {name: {"ep": "R"} for name in "abcdefgh"}
+    assert is_identity_form({"in_src": src, "in_dst": dst}, []) is False
+    assert is_identity_form({"in_src": dst, "in_dst": dst, "out_src": src, "out_dst": dst},
+                            []) is False

@@ -23,7 +23,7 @@ by the module's text and the mutation), so an interrupted run resumes with
 ``--resume`` (``--recheck`` runs the survivors again too: after adding
 tests), and ``--report`` summarizes them without running anything.
 Equivalent mutants are listed in ``tools/mutation_equivalents.txt``
-(``module | source line | mutation | why``); the score leaves them out:
+(``module:scope | source line | mutation | why``); the score leaves them out:
 caught / (mutants - equivalent), where a mutant is caught when a test fails,
 the tests cannot even start (``crashed``), or they run out of time. The
 work tree is never written: mutants run from a temporary copy of ``src/``
@@ -347,8 +347,27 @@ def _offset(lines: list[str], line: int, col: int) -> int:
 # equivalents ------------------------------------------------------------------------------
 
 
+def scopes(source: str) -> dict[int, str]:
+    """Line -> the qualified name of the innermost function or class holding it."""
+    found: dict[int, str] = {}
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                for line in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    found[line] = name
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(ast.parse(source), "")
+    return found
+
+
 def load_equivalents() -> dict[tuple[str, str, str], str]:
-    """``(module, stripped source line, mutation) -> why`` from the equivalents file."""
+    """``(module:scope, stripped source line, mutation) -> why`` from the equivalents file
+    (the scope, the function or class that holds the line, tells equal lines apart)."""
     found: dict[tuple[str, str, str], str] = {}
     if not EQUIVALENTS.exists():
         return found
@@ -357,7 +376,8 @@ def load_equivalents() -> dict[tuple[str, str, str], str]:
             continue
         parts = [part.strip() for part in line.split(" | ")]
         if len(parts) != 4:
-            raise SystemExit(f"{EQUIVALENTS}:{number}: expected 'module | line | mutation | why'")
+            raise SystemExit(f"{EQUIVALENTS}:{number}: expected "
+                             "'module:scope | line | mutation | why'")
         found[(parts[0], parts[1], parts[2])] = parts[3]
     return found
 
@@ -478,7 +498,7 @@ def run_module(module: str, args: argparse.Namespace,
         if missing:
             print(f"== src/metaplan/{module}: {missing} of {len(mutants)} mutants not judged yet")
         return _summary(module, [Outcome(**row) for key, row in known.items()  # type: ignore[arg-type]
-                                 if key in keys], equivalents)
+                                 if key in keys], equivalents, scopes(source))
     if not (args.resume or args.recheck):
         stale = RESULTS / (module.replace("/", ".") + ".jsonl")
         if stale.exists() and not args.line:
@@ -520,21 +540,23 @@ def run_module(module: str, args: argparse.Namespace,
         finally:
             for worker in workers:
                 worker.close()
-    return _summary(module, outcomes, equivalents)
+    return _summary(module, outcomes, equivalents, scopes(source))
 
 
 def _summary(module: str, outcomes: list[Outcome],
-             equivalents: dict[tuple[str, str, str], str]) -> dict[str, object]:
+             equivalents: dict[tuple[str, str, str], str],
+             where: dict[int, str]) -> dict[str, object]:
     counts = dict.fromkeys(("killed", "crashed", "timeout", "survived", "equivalent"), 0)
     survivors = []
     for outcome in sorted(outcomes, key=lambda o: (o.line, o.what)):
         status = "crashed" if outcome.status == "error" else outcome.status
-        if status == "survived" and (module, outcome.code, outcome.what) in equivalents:
+        scope = f"{module}:{where.get(outcome.line, '<module>')}"
+        if status == "survived" and (scope, outcome.code, outcome.what) in equivalents:
             status = "equivalent"
         counts[status] += 1
         if status == "survived":
             survivors.append(f"src/metaplan/{module}:{outcome.line}: {outcome.what}"
-                             f"    [{outcome.code}]")
+                             f"    [{scope} | {outcome.code}]")
     total = sum(counts.values())
     live = total - counts["equivalent"]
     caught = counts["killed"] + counts["crashed"] + counts["timeout"]
@@ -580,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = load_equivalents()
     summaries = [run_module(module, args, equivalents) for module in _targets(args.modules)]
     if not args.list:
-        print("\nmodule                              killed/live  score  (survived, equivalent)")
+        print("\nmodule                              caught/live  score  (survived, equivalent)")
         for s in summaries:
             print(f"{s['module']:35} {s['caught']:>5}/{s['live']!s:<5} "
                   f"{s['score']:6.1%}  ({s['survived']}, {s['equivalent']})")
