@@ -105,3 +105,9 @@ def test_a_path_with_an_empty_step_says_how_to_write_one(text: str) -> None:
         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)")
     with pytest.raises(metaplan.InputError, match=f"^--path {text}: an empty step"):
         parse_path(text)
+
+
+def test_a_record_holds_nothing_but_its_fields() -> None:
+    record = ChangeRecord("p", "sha256:a", "sha256:b")
+    with pytest.raises(AttributeError):
+        record.note = "x"  # type: ignore[attr-defined]

@@ -172,3 +172,14 @@ def test_records_files_round_trip_on_disk(tmp_path: Path, demo_plan: metaplan.Pl
     path.write_text("{")
     with pytest.raises(metaplan.InputError, match=re.escape(f"{path}: not valid JSON")):
         metaplan.load_records(path)
+
+
+def test_one_record_or_change_read_directly() -> None:
+    from metaplan.records import change_from_json, record_from_json
+
+    with pytest.raises(metaplan.InputError, match=r"^record: a record is an object, found"):
+        record_from_json(3)
+    assert change_from_json({"op": "set", "path": ["a", 0], "old": 1, "new": 2}, "c") == \
+        metaplan.Change("set", ("a", 0), 1, 2)
+    with pytest.raises(metaplan.InputError, match=r"^c\.path: must be a non-empty array of keys,"):
+        change_from_json({"op": "set", "path": ["a", 0], "old": 1, "new": 2}, "c", legacy=True)
