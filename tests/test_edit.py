@@ -489,3 +489,40 @@ def test_a_version_1_record_is_replayed_without_hash_checks(demo_plan: metaplan.
     assert metaplan.apply(demo_plan, legacy) == metaplan.apply(demo_plan, record)
     with pytest.raises(ConflictError, match="the record expects true"):
         metaplan.apply(metaplan.apply(demo_plan, record), legacy)
+
+
+def test_an_entry_that_is_an_array_is_edited_by_item() -> None:
+    a = metaplan.Plan.from_json({"param_plan": {"m": ["a"]}})
+    b = metaplan.Plan.from_json({"param_plan": {"m": ["a", "b"]}})
+    record = metaplan.diff(a, b)
+    assert [c.path for c in record.changes] == [("param_plan", "m", 1)]
+    assert metaplan.replay(a, [record]) == b
+    assert metaplan.apply(b, metaplan.invert(record)) == a
+
+
+def test_a_finished_edit_takes_no_more_changes() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"m1": {}, "m2": {}}})
+    edit = Edit(plan)
+    edit.set(("param_plan", "m1", "x"), 1)
+    first, record = edit.finish("first")
+    with pytest.raises(RuntimeError, match="finished"):
+        edit.set(("param_plan", "m2", "x"), 1)
+    with pytest.raises(RuntimeError, match="finished"):
+        edit.remove(("param_plan", "m1"))
+    with pytest.raises(RuntimeError, match="finished"):
+        edit.insert(("injections", 0), 1)
+    assert metaplan.replay(plan, [record]) == first and "x" not in first.to_json()[
+        "param_plan"]["m2"]
+
+
+def test_a_value_read_back_is_not_changed_by_later_changes() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"a": {"params": {"w": {"tp": "R"}}},
+                                                   "b": {}}})
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(0)")
+    edit.set(("param_plan", "b"), edit.get(("param_plan", "a")))
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(1)")
+    new, record = edit.finish("x")
+    assert new.to_json()["param_plan"]["b"] == {"params": {"w": {"tp": "S(0)"}}}
+    assert metaplan.thaw(record.changes[1].new) == {"params": {"w": {"tp": "S(0)"}}}
+    assert metaplan.replay(plan, [record]) == new

@@ -36,6 +36,17 @@ def _both(text: str) -> tuple[Any, Any]:
             _outcome(lambda t: parse_json(t, source="p.json"), text))
 
 
+def test_entries_that_differ_only_in_numbers_stay_apart() -> None:
+    text = ('{"param_plan": {"a": {"k": 1.5}, "b": {"k": 2.5}, "c": {"k": null}, "d": {"k": 1},'
+            ' "e": {"k": 1.0}, "f": {"k": true}, "g": {"k": 1.5}}}')
+    streamed = parse_plan_text(text, "p")
+    assert streamed == parse_json(text, source="p")
+    values = [streamed["param_plan"][key]["k"] for key in "abcdefg"]
+    assert [type(v).__name__ for v in values] == ["JSONFloat", "JSONFloat", "NoneType", "int",
+                                                  "JSONFloat", "bool", "JSONFloat"]
+    assert values[:2] == [1.5, 2.5] and streamed["param_plan"]["a"] is streamed["param_plan"]["g"]
+
+
 @pytest.mark.parametrize("name", FIXTURES)
 def test_real_plans_read_alike(name: str) -> None:
     text = raw_input(name).decode()
@@ -65,6 +76,8 @@ _TWISTS = (
     lambda t: t.replace('"param_plan"', '"param_plan": {}, "param_plan"', 1),
     lambda t: t.replace("{", "{ \t\r\n", 3),
     lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"k": 2.5e-7}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"k": 1.5}, "y": {"k": 2.5}, '
+                        '"z": {"k": null}, "w": {"k": 1}, "v": {"k": 1.0}, ', 1),
 )
 
 

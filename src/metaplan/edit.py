@@ -38,6 +38,7 @@ from metaplan.errors import ConflictError, PlanError, format_path
 from metaplan.frozen import (
     MISSING,
     JSONMap,
+    freeze,
     freeze_owned,
     frozen,
     interned,
@@ -60,12 +61,21 @@ _FLAT = (str, int, bool, type(None))  # flat values whose type and == tell JSON 
 class _MapState:
     """An FQN map being edited: the plan's read index and the patch (``MISSING``: removed)."""
 
-    __slots__ = ("base", "patch", "replaced")
+    __slots__ = ("base", "lists", "patch", "replaced")
 
     def __init__(self, base: dict[str, Any], replaced: bool = False) -> None:
         self.base = base
         self.patch: dict[str, Any] = {}
         self.replaced = replaced
+        self.lists = False  # whether the patch holds raw lists (array entries being edited)
+
+    def frozen(self) -> None:
+        """Freeze the raw lists the patch holds (array entries edited in place)."""
+        if self.lists:
+            for key, value in self.patch.items():
+                if type(value) is list:
+                    self.patch[key] = freeze_owned(value)
+            self.lists = False
 
     def get(self, key: Any) -> Any:
         value = self.patch.get(key, _NO_PATCH)
@@ -88,7 +98,7 @@ class Edit:
     container read back may change under a later change at or below it.
     """
 
-    __slots__ = ("_changes", "_keep", "_memo", "_mine", "_plan", "_top")
+    __slots__ = ("_changes", "_done", "_keep", "_memo", "_mine", "_plan", "_top")
 
     def __init__(self, plan: Plan) -> None:
         self._plan = plan
@@ -97,6 +107,7 @@ class Edit:
         self._mine: set[int] = set()
         self._keep: list[Any] = []
         self._memo: dict[tuple[Any, ...], tuple[dict[str, Any], JSONMap]] = {}
+        self._done = False
 
     @property
     def plan(self) -> Plan:
@@ -125,7 +136,12 @@ class Edit:
             value = _step(value, key)
             if value is MISSING:
                 break
-        return default if value is MISSING else freeze_owned(value)
+        if value is MISSING:
+            return default
+        raw = value._data if type(value) is JSONMap else value
+        if id(raw) in self._mine:  # this edit's own: a later change would show through a view
+            return freeze(raw)
+        return freeze_owned(value)
 
     def _field(self, field: str) -> Any:
         """The working value of a top-level field: a ``_MapState`` for an FQN map."""
@@ -145,7 +161,7 @@ class Edit:
 
         In an array, ``path`` names an existing item (use :meth:`insert` to add one).
         """
-        if type(path) is tuple and len(path) == 3 and type(value) in _FLAT:
+        if not self._done and type(path) is tuple and len(path) == 3 and type(value) in _FLAT:
             state = self._top.get(path[0])  # type: ignore[arg-type]
             if state is None:
                 state = self._field(path[0])  # type: ignore[arg-type]
@@ -187,7 +203,7 @@ class Edit:
 
     def remove(self, path: Sequence[Key], why: str = "") -> None:
         """Remove the key (or array item) at ``path``; nothing when there is none."""
-        if type(path) is tuple and len(path) == 2 and type(path[1]) is str:
+        if not self._done and type(path) is tuple and len(path) == 2 and type(path[1]) is str:
             state = self._top.get(path[0])  # type: ignore[arg-type]
             if state is None:
                 state = self._field(path[0])  # type: ignore[arg-type]
@@ -220,8 +236,12 @@ class Edit:
     def finish(self, name: str) -> tuple[Plan, ChangeRecord]:
         """The edited plan (the input itself when nothing changed) and the record of it."""
         plan = self._plan
+        self._done = True  # the plan and record given out share this edit's state
         if not self._changes:
             return plan, ChangeRecord(name, plan, plan, ())
+        for value in self._top.values():
+            if type(value) is _MapState:
+                value.frozen()
         plain = plan._plain.evolver()
         indexes = dict(plan._indexes)
         pmaps = dict(plan._pmaps)
@@ -259,6 +279,9 @@ class Edit:
 
     def _write(self, op: str, path: Path, old: Any, new: Any, why: str, checked: bool,
                given: Change | None = None) -> None:
+        if self._done:
+            raise RuntimeError("this edit is finished: its plan and record are given out; "
+                               "start a new Edit on the plan finish() gave")
         if op != "remove":
             _check_depth(path, new)
         field = _head(path)
@@ -280,7 +303,11 @@ class Edit:
                 state.patch[key] = MISSING if op == "remove" else frozen(new)
                 self._record(op, path, found, new, why, given)
         elif type(current) is not JSONMap:
-            _descend_into(current, path[:2])
+            if not isinstance(current, PVector) and not (type(current) is list
+                                                         and id(current) in self._mine):
+                _descend_into(current, path[:2])
+            raw = self._own_top_list(current, state, key)  # an entry that is an array
+            self._write_in(op, path, raw, 2, old, new, why, checked, given)
         elif len(path) == 3 and id(current._data) not in self._mine:
             self._entry_key(op, path, current, old, new, why, checked, state.patch, given)
         else:
@@ -330,6 +357,17 @@ class Edit:
         self._keep += (data, owned)
         patch[key] = owned
         return data
+
+    def _own_top_list(self, value: Any, state: _MapState, key: str) -> list[Any]:
+        """The raw list of an FQN map's entry that is an array, this edit's own."""
+        if type(value) is list:
+            return value  # already this edit's own (the caller checked)
+        raw = _raw_items(value)
+        self._mine.add(id(raw))
+        self._keep.append(raw)
+        state.patch[key] = raw
+        state.lists = True
+        return raw
 
     def _own_top(self, field: str, value: Any, path: Path) -> Any:
         """The raw container of top-level ``field`` (now ``value``), this edit's own."""

@@ -186,7 +186,7 @@ def _values(values: Iterable[Any]) -> Values:
 
 def _top_groups(changes: list[Change]) -> list[Group]:
     """Top-level changes: string items added or removed folded by value, the rest by path."""
-    items: dict[tuple[str, str], list[str]] = {}
+    items: dict[tuple[str, str], dict[str, None]] = {}  # a string twice: the second by path
     paths: dict[tuple[str, str, str, Hashable, Hashable], list[Change]] = {}
     order: list[tuple[Any, ...]] = []
     for change in changes:
@@ -194,12 +194,12 @@ def _top_groups(changes: list[Change]) -> list[Group]:
         field = str(path[0])
         value = change.new if change.op == "add" else change.old
         if (len(path) == 2 and isinstance(path[1], int) and change.op != "set"
-                and isinstance(value, str)):
+                and isinstance(value, str) and value not in items.get((field, change.op), ())):
             slot = (field, change.op)
             if slot not in items:
-                items[slot] = []
+                items[slot] = {}
                 order.append(slot)
-            items[slot].append(value)
+            items[slot][value] = None
             continue
         label = key_path(path)
         shape = (field, _numbers_out(label), change.op, _key(change.old), _key(change.new))

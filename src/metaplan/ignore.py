@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from metaplan.change import Change, ChangeRecord, Key, parse_path
+from metaplan.change import Change, ChangeRecord, Key, Path, parse_path
 from metaplan.edit import apply_changes
 from metaplan.errors import InputError
 from metaplan.plan import Plan
@@ -67,15 +67,34 @@ def split_ignored(base: Plan, record: ChangeRecord, rules: Sequence[Ignore]
     """The record without the changes ``rules`` ignore, and those changes.
 
     The record still applies to ``base`` (its base): it then gives ``base``
-    with every change but the ignored ones, whose hash is its result.
+    with every change but the ignored ones, whose hash is its result. An
+    ignored item added to or removed from an array moves the items after it,
+    so the kept changes to that array are renumbered (a record's array edits
+    come in index order, as :func:`~metaplan.diff.diff` makes them).
     """
     if not rules:
         return record, ()
     kept: list[Change] = []
     dropped: list[Change] = []
+    shifts: dict[Path, int] = {}  # array -> how far its kept items sit from the record's
     for change in record.changes:
-        (dropped if ignored(change.path, rules) else kept).append(change)
+        path = change.path
+        if ignored(path, rules):
+            dropped.append(change)
+            if change.op != "set" and path and type(path[-1]) is int:
+                at = path[:-1]
+                shifts[at] = shifts.get(at, 0) + (1 if change.op == "remove" else -1)
+        else:
+            kept.append(_shifted(change, shifts) if shifts else change)
     if not dropped:
         return record, ()
     result = apply_changes(base, kept)
     return ChangeRecord(record.pass_name, base, result, kept), tuple(dropped)
+
+
+def _shifted(change: Change, shifts: dict[Path, int]) -> Change:
+    """``change`` with its array indices counted as the kept changes leave the arrays."""
+    path = change.path
+    moved = tuple(key + shifts.get(path[:n], 0) if type(key) is int else key
+                  for n, key in enumerate(path))
+    return change if moved == path else change._replace(path=moved)

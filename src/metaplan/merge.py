@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 from metaplan.change import Change, ChangeRecord, Path
 from metaplan.diff import changes_between, diff
-from metaplan.edit import Edit
-from metaplan.errors import ConflictError, format_path
+from metaplan.edit import Edit, apply_changes
+from metaplan.errors import ConflictError, PlanError, format_path
 from metaplan.frozen import MISSING, freeze, json_equal, shorten, thaw
 from metaplan.plan import Plan
 from metaplan.sequences import is_sorted_set, json_key, merge3, merge3_sets
@@ -38,7 +38,11 @@ __all__ = ["Conflict", "MergeResult", "merge", "merge_values", "rebase", "value_
 class Conflict(NamedTuple):
     """Two sides changed one place differently: its path and the three values there.
 
-    A value absent on a side is :data:`~metaplan.frozen.MISSING`.
+    A value absent on a side is :data:`~metaplan.frozen.MISSING`. Inside an
+    array, the path's last step is where the clashing region starts in the
+    base (the same whichever side is ours), and the values are the region's
+    items on each side. Each place is reported once, however many changes of
+    one side meet it.
     """
 
     path: Path
@@ -111,6 +115,7 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
     index = _Index(mine)
     edit = Edit(ours)
     conflicts: list[Conflict] = []
+    reported: set[Path] = set()
     for change in yours:
         met = index.meeting(change.path)
         if not met:
@@ -127,7 +132,10 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
                                         why=change.why):
                 edit.apply(step)
         else:
-            conflicts.append(_conflict(base, ours, theirs, change, met))
+            conflict = _conflict(base, ours, theirs, change, met)
+            if conflict.path not in reported:  # one per place, though many changes meet it
+                reported.add(conflict.path)
+                conflicts.append(conflict)
     if conflicts:
         return MergeResult(ours, ChangeRecord(name, ours, ours, ()), tuple(conflicts))
     plan, record = edit.finish(name)
@@ -163,7 +171,7 @@ def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
     result = merge3(*sides, key=_identity if keyed else None)
     merged = list(result.merged)
     for clash in result.conflicts:
-        at = (*path, clash.ours_span[0])
+        at = (*path, clash.base_span[0])  # where in the base: the same from either side
         if clash.kind == "item":
             merged[clash.merged_span[0]] = merge_values(at, clash.base[0], clash.ours[0],
                                                         clash.theirs[0], conflicts)
@@ -219,24 +227,84 @@ def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
     :class:`Conflict` (base: the record's old value, ours: what ``plan``
     holds, theirs: the record's new value); with conflicts the plan is
     returned unchanged.
+
+    Items added to or removed from an array are numbered, so the changes to
+    one array are judged together: applied when they fit the array as
+    ``plan`` has it, skipped when the array is already what they make (their
+    inverse fits it), and judged one by one otherwise. When both fit (an
+    array holding an item twice can make that so), the side that checks more
+    items wins: the removals (and replaced items) checked by applying, or the
+    additions checked by skipping. On the records' own base (``plan`` has the
+    first record's base hash) every change is applied: that is replay.
     """
+    records = tuple(records)
+    exact = bool(records) and plan.content_hash == records[0].base
     edit = Edit(plan)
     conflicts: list[Conflict] = []
     for record in records:
-        for change in record.changes:
-            now = edit.get(change.path, MISSING)
-            if _applied(change, now):
-                continue
-            try:
-                edit.apply(change)
-            except ConflictError:
-                old = MISSING if change.op == "add" else change.old
-                new = MISSING if change.op == "remove" else change.new
-                conflicts.append(Conflict(change.path, old, now, new))
+        for at, changes in _by_array(record.changes):
+            if at is not None:
+                now = edit.get(at, MISSING)
+                forward = _fits(now, at, changes)
+                if not exact and (not forward or _leaning(at, changes) > 0) and _fits(
+                        now, at, [change.inverse() for change in reversed(changes)]):
+                    continue
+                if forward:
+                    for change in changes:
+                        edit.apply(change)
+                    continue
+            for change in changes:
+                _rebase_one(edit, change, conflicts)
     if conflicts:
         return plan, ChangeRecord(name, plan, plan, ()), tuple(conflicts)
     result, record = edit.finish(name)
     return result, record, ()
+
+
+def _rebase_one(edit: Edit, change: Change, conflicts: list[Conflict]) -> None:
+    now = edit.get(change.path, MISSING)
+    if _applied(change, now):
+        return
+    try:
+        edit.apply(change)
+    except ConflictError:
+        old = MISSING if change.op == "add" else change.old
+        new = MISSING if change.op == "remove" else change.new
+        conflicts.append(Conflict(change.path, old, now, new))
+
+
+def _by_array(changes: Sequence[Change]) -> list[tuple[Path | None, list[Change]]]:
+    """Runs of changes to one array that adds or removes items (its path), and the
+    other changes one by one (``None``)."""
+    runs: list[tuple[Path | None, list[Change]]] = []
+    for change in changes:
+        path = change.path
+        at = next((path[:n] for n, key in enumerate(path) if type(key) is int), None)
+        if at is not None and runs and runs[-1][0] == at:
+            runs[-1][1].append(change)
+        else:
+            runs.append((at, [change]))
+    return [(at if at is not None and any(c.op != "set" and len(c.path) == len(at) + 1
+                                          for c in run) else None, run)
+            for at, run in runs]
+
+
+def _leaning(at: Path, changes: Sequence[Change]) -> int:
+    """Items of the array at ``at`` that ``changes`` add, less those they remove."""
+    return sum((change.op == "add") - (change.op == "remove") for change in changes
+               if len(change.path) == len(at) + 1)
+
+
+def _fits(array: Any, at: Path, changes: Sequence[Change]) -> bool:
+    """Whether ``changes`` (to the array at ``at``, now ``array``) apply in order."""
+    if not _is_array(array):
+        return False
+    moved = [change._replace(path=("array", *change.path[len(at):])) for change in changes]
+    try:
+        apply_changes(Plan.from_json({"array": thaw(array)}), moved)
+    except (ConflictError, PlanError):
+        return False
+    return True
 
 
 def _applied(change: Change, now: Any) -> bool:

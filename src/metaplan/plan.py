@@ -109,11 +109,14 @@ class Plan(Mapping[str, Any]):
 
     def __init__(self, fields: PMap[Any, Any] = _EMPTY) -> None:
         pmaps = {name: fields[name] for name in FQN_MAPS if isinstance(fields.get(name), PMap)}
+        indexes: dict[str, Index] = {
+            name: interned(to_raw(fields[name])) for name in FQN_MAPS
+            if name not in pmaps and isinstance(fields.get(name), Mapping)}  # e.g. freeze()'s
         plain = fields
-        for name in pmaps:
+        for name in (*pmaps, *indexes):
             plain = plain.remove(name)
-        self._setup(plain, {}, pmaps)
-        self._fields = fields
+        self._setup(plain, indexes, pmaps)
+        self._fields = fields if not indexes else None
 
     def _setup(self, plain: PMap[Any, Any], indexes: dict[str, Index],
                pmaps: dict[str, PMap[Any, Any]]) -> None:

@@ -136,7 +136,7 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
     modules = [group for group in groups if group.kind == "modules"]
     top = [group for group in groups if group.kind != "modules"]
     touched = sum(group.size for group in modules)
-    in_top = sum(group.size if group.kind == "paths" else 1 for group in top)
+    in_top = sum(group.size for group in top)  # changes, as format_diff counts them
     lines = [f"{_plural(len(record), 'change')}: {_plural(touched, 'module')} in "
              f"{_plural(len(modules), 'group')}, {_plural(in_top, 'top-level change')}"]
     if top:
@@ -165,6 +165,9 @@ def format_flat(plan: Plan) -> str:
             lines += _flat(field, plan[field])
             continue
         index = plan.index(field)
+        if not index:  # an empty map is a value too
+            lines.append(f"{field} = {{}}")
+            continue
         known: dict[int, tuple[Any, list[str]]] = {}
         for fqn in sorted(index, key=natural_key):
             value = index[fqn]

@@ -179,10 +179,19 @@ class _Reader:
         return value
 
 
+def _float(value: Any) -> Any:
+    """orjson's hook: a finite float as the stdlib writes it (so two floats never write
+    alike: the written bytes are what equal entries are shared by)."""
+    if type(value) is not JSONFloat:
+        raise TypeError(f"not JSON: {type(value).__name__}")
+    finite(value)
+    return orjson.Fragment(float.__repr__(value).encode())
+
+
 def _written(value: Any) -> bytes:
     """Compact JSON of ``value``, which must be finite Unicode of 64-bit integers."""
     try:
-        return orjson.dumps(value, default=finite)
+        return orjson.dumps(value, default=_float)
     except TypeError as exc:  # not finite, not Unicode, past 64 bits, past orjson's depth
         raise _Unusual(str(exc)) from exc
 

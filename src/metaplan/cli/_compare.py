@@ -12,6 +12,7 @@ from metaplan.cli._io import colour, json_name, note, to_stdout
 from metaplan.compare import compare as compare_pipelines
 from metaplan.diff import diff
 from metaplan.jsonio import dumps_pretty
+from metaplan.passes.registry import parse_passes
 from metaplan.plan import load
 from metaplan.records import records_to_json
 from metaplan.report import format_folded
@@ -31,12 +32,24 @@ def _settings(args: argparse.Namespace, prefix: str) -> str:
     return " ".join(words)
 
 
+def _same_settings(args: argparse.Namespace) -> bool:
+    """Whether B's settings are A's: the same passes (however spelled), files and model type."""
+    passes = [parse_passes(option_of(args, "passes", prefix) or "normalize")
+              for prefix in ("", "against_")]
+    return passes[0] == passes[1] and all(
+        option_of(args, option, "") == option_of(args, option, "against_")
+        for option in ("specs", "rules", "model_type"))
+
+
 def compare(args: argparse.Namespace) -> int:
     """Exit 0 when the two pipelines agree after every pass, 1 when not."""
     plan = load(args.plan)
     first, second = pipeline_from(args), pipeline_from(args, "against_")
     if all(getattr(args, f"against_{option}") is None for option in _OPTIONS):
         note(args, "note: no --against-* option was given, so B runs what A runs")
+    elif _same_settings(args):
+        note(args, "note: the --against-* options name A's own settings, so B runs what A "
+                   "runs")
     found = compare_pipelines(plan, first, second)
     finals = diff(found.a.final, found.b.final)
     heading: dict[str, Any] = {"plan": json_name(args.plan), "a": _settings(args, ""),

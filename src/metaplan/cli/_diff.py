@@ -22,7 +22,7 @@ from metaplan.records import dumps_records, records_from_json
 from metaplan.report import format_diff, format_flat, format_folded
 from metaplan.settings import VOLATILE
 
-__all__ = ["diff", "git_diff", "record_text", "show"]
+__all__ = ["diff", "git_diff", "line_diff", "record_text", "show"]
 
 
 def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
@@ -72,7 +72,8 @@ def diff(args: argparse.Namespace) -> int:
         labels = [f"{label} after {format_passes(names)}" for label in labels]
     patterns, said = _ignores(args)
     record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
-    note = f"ignored {len(dropped):,} changes ({said})" if said else ""
+    note = (f"ignored {len(dropped):,} change{'' if len(dropped) == 1 else 's'} ({said})"
+            if said else "")
     hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
                              note=note, painted=colour(args)))
@@ -81,9 +82,21 @@ def diff(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """``metaplan show FILE``: a plan as one line per value (a textconv for git), or a
-    records file as folded text."""
+    records file as folded text. With ``--textconv``, a file that is neither is shown as it
+    is (git then diffs its lines) instead of refused."""
     source = source_name(args.file)
-    raw = parse_json(read_bytes(args.file), source=source)
+    data = read_bytes(args.file)
+    try:
+        return _show(args, data, source)
+    except InputError:
+        if not args.textconv:
+            raise
+        output(args, data)
+        return 0
+
+
+def _show(args: argparse.Namespace, data: bytes, source: str) -> int:
+    raw = parse_json(data, source=source)
     if isinstance(raw, dict) and str(raw.get("format", "")).startswith("metaplan.record"):
         records = records_from_json(raw, source=source)
         parts = [record_text(r, "text", (f"{r.pass_name}: before", f"{r.pass_name}: after"),
@@ -95,9 +108,32 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
+def line_diff(old: bytes, new: bytes, labels: Sequence[str]) -> str:
+    """A unified line diff, marking a last line without a newline as diff(1) does.
+
+    >>> print(line_diff(b'{"a": 1}', b'{"a": 2}', ("a/x", "b/x")), end="")
+    --- a/x
+    +++ b/x
+    @@ -1 +1 @@
+    -{"a": 1}
+    \\ No newline at end of file
+    +{"a": 2}
+    \\ No newline at end of file
+    """
+    out = []
+    for line in difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
+                                     new.decode("utf-8", "replace").splitlines(True),
+                                     labels[0], labels[1]):
+        out.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
 def _side(path: str) -> Plan:
-    """One side of a git diff: ``/dev/null`` (a file added or deleted) is the empty plan."""
-    return Plan.from_json({}) if path == os.devnull else load(path)
+    """One side of a git diff: ``/dev/null`` (a file added or deleted) is a plan with no
+    modules, so the modules of the other side fold as modules added (removed)."""
+    if path == os.devnull:
+        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+    return load(path)
 
 
 def git_diff(args: argparse.Namespace) -> int:
@@ -113,11 +149,8 @@ def git_diff(args: argparse.Namespace) -> int:
     except InputError as exc:
         old, new = (b"" if p == os.devnull else read_bytes(p) for p in
                     (args.old_file, args.new_file))
-        lines = difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
-                                     new.decode("utf-8", "replace").splitlines(True),
-                                     *labels)
         to_stdout(f"metaplan git-diff: not a plan, shown line by line: {exc}\n"
-                  + "".join(lines))
+                  + line_diff(old, new, labels))
         return 0
     record = diff_plans(a, b)
     head = f"metaplan diff {labels[0]} {labels[1]}\n"

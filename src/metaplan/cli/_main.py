@@ -82,9 +82,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     except (InputError, ConflictError, PassError) as exc:
         message = str(exc)
-        if isinstance(exc, ConflictError):
-            message = (f"replay refused: {getattr(args, 'record', 'the records')} does not fit "
-                       f"{getattr(args, 'plan', 'the plan')}: {message}")
+        if isinstance(exc, ConflictError) and args.command == "replay":
+            message = (f"replay refused: {_shown_name(args.record)} does not fit "
+                       f"{_shown_name(args.plan)}: {message}")
         _say(args, f"error: {message}")
         return 2
     except BrokenPipeError:
@@ -97,6 +97,10 @@ def _run(args: argparse.Namespace) -> int:
         where = f"{exc.filename}: " if exc.filename is not None else ""
         _say(args, f"error: {where}{exc.strerror or exc}")
         return 2
+
+
+def _shown_name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
 
 
 def _say(args: argparse.Namespace, message: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -11,7 +12,7 @@ from metaplan.jsonio import dumps_pretty
 from metaplan.merge import Conflict
 from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
-from metaplan.plan import dumps, load
+from metaplan.plan import Plan, dumps, load
 from metaplan.records import dumps_records
 
 __all__ = ["git_merge", "merge", "print_conflicts"]
@@ -44,8 +45,14 @@ def merge(args: argparse.Namespace) -> int:
 
 def git_merge(args: argparse.Namespace) -> int:
     """git's merge driver ``%O %A %B [%P]``: the merge is written to ``%A`` (exit 0); on
-    conflict ``%A`` keeps ours, valid JSON, and each conflict is printed (exit 1)."""
-    base, ours, theirs = load(args.ancestor), load(args.current), load(args.other)
+    conflict ``%A`` keeps ours, valid JSON, and each conflict is printed (exit 1).
+
+    Both sides added the file (git gives an empty ``%O``): the base is a plan
+    with no modules, so what the two added alike merges.
+    """
+    base = (Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+            if os.path.getsize(args.ancestor) == 0 else load(args.ancestor))
+    ours, theirs = load(args.current), load(args.other)
     merged = merge_plans(base, ours, theirs)
     name = json_name(args.pathname or args.current)
     if merged.conflicts:

@@ -167,6 +167,9 @@ def parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("show", help="a plan as one line per value (a textconv for git), "
                                            "or a records file as folded text")
     sub.add_argument("file", metavar="FILE", help="a plan, or a records file")
+    sub.add_argument("--textconv", action="store_true",
+                     help="for git's textconv: show a file that is neither a plan nor records "
+                          "as it is (exit 0), so git diffs its lines")
     sub.add_argument("--expand", action="store_true",
                      help="records: list every module on its own, not folded")
     _color_option(sub)

@@ -1,0 +1,218 @@
+"""git with the README's set-up, in real temporary repositories: ``git diff`` and ``git log -p``
+print the folded diff (external diff) or one line per value (textconv), and ``git merge``
+merges plans with the merge driver, or stops on real conflicts with ours kept."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import metaplan
+from conftest import DATA
+from metaplan.report import format_flat
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+NAME = "deepseek_v3.hf5"
+FILE = "codegen_meta.json"
+METAPLAN = f"{sys.executable} -m metaplan"  # the metaplan of this checkout
+SETUP = [
+    ("diff.metaplan.command", f"{METAPLAN} git-diff"),
+    ("diff.metaplan.textconv", f"{METAPLAN} show --textconv"),
+    ("merge.metaplan.name", "metaplan three-way merge of plans"),
+    ("merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P"),
+]
+
+
+def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "HOME": str(repo), "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C"}
+    done = subprocess.run(["git", "-c", "user.name=Plan Keeper",
+                           "-c", "user.email=keeper@example.com", "-c", "color.ui=false",
+                           *args], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def _raw(name: str = NAME) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(gzip.decompress((DATA / f"{name}.json.gz").read_bytes()))
+    return data
+
+
+def _put(repo: Path, meta: dict[str, Any], message: str) -> None:
+    (repo / FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    _git(repo, "add", FILE)
+    _git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository set up as the README says, with the bundled plan committed on main."""
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_text(f"{FILE} diff=metaplan merge=metaplan\n")
+    for key, value in SETUP:
+        _git(tmp_path, "config", key, value)
+    _git(tmp_path, "add", ".gitattributes")
+    _put(tmp_path, _raw(), "the generated plan")
+    return tmp_path
+
+
+FOLDED = [
+    "352 changes: 236 modules in 3 groups, 0 top-level changes",
+    "model.{layers.{{0..2}.mlp,{3..60}.mlp.{experts,gate}},norm}  (120 modules)",
+    "  + skip_source_lowering: true",
+    "model.layers.{3..60}.mlp  (58 modules)",
+    "  ~ is_boundary: true -> false",
+    '  - class: "DeepseekV3MoE"',
+    "model.layers.{3..60}.mlp.shared_experts  (58 modules)",
+    "  ~ is_boundary: true -> false",
+    '  - class: "DeepseekV3MLP"',
+]
+
+
+def test_git_diff_prints_the_folded_diff_and_exits_0(repo: Path) -> None:
+    (repo / FILE).write_bytes(gzip.decompress((DATA / f"{NAME}.expected.json.gz").read_bytes()))
+    done = _git(repo, "diff")
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [f"metaplan diff a/{FILE} b/{FILE}",
+                         f"--- a/{FILE}  {metaplan.load(DATA / f'{NAME}.json.gz').content_hash}",
+                         f"+++ b/{FILE}  {metaplan.load(repo / FILE).content_hash}"]
+    assert lines[3:] == FOLDED
+    _git(repo, "commit", "-q", "-a", "-m", "normalized")
+    shown = _git(repo, "log", "-p", "--ext-diff", "-1", "--format=%s").stdout.splitlines()
+    assert shown[0] == "normalized" and shown[-len(FOLDED):] == FOLDED
+
+
+def test_the_textconv_gives_line_diffs_of_one_value_per_line(repo: Path) -> None:
+    meta = _raw()
+    meta["param_plan"]["model.layers.3.mlp"]["region_dispatch"] = True
+    meta["injections"][5]["ep_size"] = 16
+    _put(repo, meta, "hand edit")
+    done = _git(repo, "log", "-p", "--no-ext-diff", "--textconv", "-1", "--format=%s")
+    changed = [line for line in done.stdout.splitlines()
+               if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+    assert changed == ["-injections[5].ep_size = 8", "+injections[5].ep_size = 16",
+                       '+param_plan["model.layers.3.mlp"].region_dispatch = true']
+    blamed = _git(repo, "blame", "--textconv", "-s", FILE).stdout
+    assert blamed.count("\n") == format_flat(metaplan.load(repo / FILE)).count("\n")
+
+
+def test_added_deleted_and_broken_files_still_diff_and_exit_0(repo: Path) -> None:
+    sub = repo / "other"
+    sub.mkdir()
+    shutil.copy(repo / FILE, sub / FILE)
+    _git(repo, "add", "other")
+    added = _git(repo, "diff", "--cached")
+    assert "metaplan diff a/other/codegen_meta.json b/other/codegen_meta.json" in added.stdout
+    assert "620 changes: 299 modules in 1 group, 22 top-level changes" in added.stdout
+    _git(repo, "commit", "-q", "-m", "a second plan")
+    (sub / FILE).write_text('{"param_plan": ')
+    broken = _git(repo, "diff")
+    assert "not a plan, shown line by line" in broken.stdout and '+{"param_plan": ' in \
+        broken.stdout
+    assert "\\ No newline at end of file" in broken.stdout
+    lines = _git(repo, "diff", "--no-ext-diff")  # the textconv shows a non-plan as it is
+    assert lines.returncode == 0 and '+{"param_plan": ' in lines.stdout
+    (sub / FILE).unlink()
+    deleted = _git(repo, "diff")
+    assert deleted.stderr == ""
+    assert "620 changes: 299 modules in 1 group, 22 top-level changes" in deleted.stdout
+    assert "  - entry: (7 distinct values)" in deleted.stdout
+
+
+# merges ---------------------------------------------------------------------------------------
+
+
+def _branches(repo: Path, ours: Callable[[dict[str, Any]], None],
+              theirs: Callable[[dict[str, Any]], None]) -> None:
+    """Branch ``theirs`` and then ``main`` each commit an edit of the plan on main."""
+    _git(repo, "checkout", "-q", "-b", "theirs")
+    meta = _raw()
+    theirs(meta)
+    _put(repo, meta, "their edit")
+    _git(repo, "checkout", "-q", "main")
+    meta = _raw()
+    ours(meta)
+    _put(repo, meta, "our edit")
+
+
+def _normalize(meta: dict[str, Any]) -> None:
+    meta.clear()
+    meta.update(json.loads(gzip.decompress((DATA / f"{NAME}.expected.json.gz").read_bytes())))
+
+
+def _hand_edit(meta: dict[str, Any]) -> None:
+    meta["param_plan"]["model.layers.3.mlp"]["region_dispatch"] = True
+    meta["param_plan"]["model.layers.0.mlp"]["needs_cp_attn"] = True
+    meta["injections"][5]["ep_size"] = 16
+
+
+def test_git_merge_merges_plans_with_the_driver(repo: Path) -> None:
+    _branches(repo, _normalize, _hand_edit)
+    done = _git(repo, "merge", "-q", "--no-edit", "theirs")
+    assert "metaplan git-merge: codegen_meta.json: merged (3 changes from theirs)" in \
+        done.stderr
+    expected = _raw(f"{NAME}.expected")
+    _hand_edit(expected)
+    assert metaplan.load(repo / FILE) == metaplan.Plan.from_json(expected)
+    assert _git(repo, "status", "--porcelain").stdout == ""
+    parents = _git(repo, "log", "-1", "--format=%P").stdout.split()
+    assert len(parents) == 2
+
+
+def _clash(meta: dict[str, Any]) -> None:
+    _hand_edit(meta)
+    meta["param_plan"]["model.layers.0.mlp"]["skip_source_lowering"] = False
+    meta["boundary_classes"]["model.layers.3.mlp"] = "MyMoE"
+
+
+def test_git_merge_stops_on_conflicts_keeping_ours_as_valid_json(repo: Path) -> None:
+    _branches(repo, _normalize, _clash)
+    ours = (repo / FILE).read_bytes()
+    done = _git(repo, "merge", "--no-edit", "theirs", check=False)
+    assert done.returncode != 0
+    assert (repo / FILE).read_bytes() == ours
+    json.loads(ours)
+    said = done.stdout + done.stderr
+    assert "metaplan git-merge: codegen_meta.json: 2 conflict(s); kept ours" in said
+    assert ('  boundary_classes["model.layers.3.mlp"]: base "DeepseekV3MoE", ours (absent), '
+            'theirs "MyMoE"') in said
+    assert ('  param_plan["model.layers.0.mlp"].skip_source_lowering: base (absent), '
+            "ours true, theirs false") in said
+    assert "CONFLICT (content): Merge conflict in codegen_meta.json" in said
+    assert _git(repo, "status", "--porcelain").stdout == f"UU {FILE}\n"
+
+
+def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_text(f"{FILE} merge=metaplan\n")
+    _git(tmp_path, "config", "merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P")
+    _git(tmp_path, "add", ".gitattributes")
+    _git(tmp_path, "commit", "-q", "-m", "no plan yet")
+    _git(tmp_path, "checkout", "-q", "-b", "theirs")
+    meta = _raw()
+    meta["param_plan"]["model.layers.3.mlp"]["region_dispatch"] = True
+    _put(tmp_path, meta, "their plan")
+    _git(tmp_path, "checkout", "-q", "main")
+    meta = _raw()
+    meta["injections"][5]["ep_size"] = 16
+    _put(tmp_path, meta, "our plan")
+    ours = (tmp_path / FILE).read_bytes()
+    done = _git(tmp_path, "merge", "--no-edit", "theirs", check=False)
+    assert done.returncode != 0 and (tmp_path / FILE).read_bytes() == ours
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("  ")]
+    assert "metaplan git-merge: codegen_meta.json: 2 conflict(s); kept ours" in done.stderr
+    assert [line.split(":")[0] for line in said] == ["  injections",
+                                                     '  param_plan["model.layers.3.mlp"]']
