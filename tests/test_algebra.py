@@ -81,6 +81,7 @@ def _named(name: str) -> metaplan.ChangeRecord:
     ("invert(f(x))", "f(x)"),
     ("invert()", ""),
     ("x)", "invert(x))"),
+    ("invert(ab", "invert(invert(ab)"),
 ])
 def test_an_inverse_is_named_invert_of_the_name_and_back(name: str, inverse: str) -> None:
     assert metaplan.invert(_named(name)).pass_name == inverse

@@ -118,3 +118,13 @@ def test_the_injection_index_unions_keys_and_reports_each_conflict() -> None:
     assert conflicts == [] and metaplan.thaw(index) == {
         "M": {"inner_target": {"x": 1, "y": 2}, "local_compute_fn": "f"}}
     assert injection_index(plan.remove("injections")) == ({}, [])
+
+
+def test_entries_given_as_other_mappings_are_read_too() -> None:
+    from pyrsistent import pmap
+
+    plan = metaplan.Plan(pmap({"param_plan": pmap({"m": {"is_boundary": True, "p": (1,)},
+                                                   "n": "junk"}),
+                               "boundary_classes": pmap({"m": "C"})}))
+    assert list(object_entries(plan)) == [("m", {"is_boundary": True, "p": [1]})]
+    assert boundaries_by_class(plan) == {"C": [("m", {"is_boundary": True, "p": [1]})]}

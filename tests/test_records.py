@@ -183,3 +183,21 @@ def test_one_record_or_change_read_directly() -> None:
         metaplan.Change("set", ("a", 0), 1, 2)
     with pytest.raises(metaplan.InputError, match=r"^c\.path: must be a non-empty array of keys,"):
         change_from_json({"op": "set", "path": ["a", 0], "old": 1, "new": 2}, "c", legacy=True)
+
+
+def test_what_is_not_a_records_file_says_what_it_is() -> None:
+    for obj, found in (([1, 2], "an array"), (["param_plan"], "an array"), (3, "a number (3)"),
+                       ({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7},
+                        "an object with keys ['a', 'b', 'c', 'd', 'e', 'f']")):
+        with pytest.raises(metaplan.InputError) as info:
+            records_from_json(obj)
+        assert str(info.value) == ('records: expected {"format": "metaplan.records/2", '
+                                   f'"records": [...]}} or a single record, found {found}')
+    with pytest.raises(metaplan.InputError, match=r"^records: not valid JSON"):
+        loads_records(b"{")
+    weird: Any = {"records": [{**_RECORD, "changes": [
+        {"op": "set", "path": ["a", {1, 2}], "old": 1, "new": 2}]}]}
+    with pytest.raises(metaplan.InputError, match=r"path: must be a non-empty array of keys "
+                                                  r"\(strings\) and item numbers, starting "
+                                                  r"with a field name, found an array"):
+        records_from_json(weird)
