@@ -65,3 +65,42 @@ def test_compose_is_associative(plan: metaplan.Plan, other: metaplan.Plan) -> No
     assert metaplan.apply(plan, flat) == other == metaplan.apply(plan, right)
     assert metaplan.invert(flat) == metaplan.compose(
         [metaplan.invert(r) for r in (e, d, c, b, a)], name=f"invert({flat.pass_name})")
+
+
+# names, and the edges of compose ---------------------------------------------------------
+
+
+def _named(name: str) -> metaplan.ChangeRecord:
+    return metaplan.ChangeRecord(name, "sha256:a", "sha256:b")
+
+
+@pytest.mark.parametrize(("name", "inverse"), [
+    ("strip", "invert(strip)"),
+    ("invert(strip)", "strip"),
+    ("invert(a | b)", "a | b"),
+    ("invert(f(x))", "f(x)"),
+    ("invert()", ""),
+    ("x)", "invert(x))"),
+    ("invert(ab", "invert(invert(ab)"),
+])
+def test_an_inverse_is_named_invert_of_the_name_and_back(name: str, inverse: str) -> None:
+    assert metaplan.invert(_named(name)).pass_name == inverse
+    assert metaplan.invert(metaplan.invert(_named(name))).pass_name == name
+
+
+def test_compose_names_and_edges() -> None:
+    a = metaplan.ChangeRecord("a", "sha256:1", "sha256:2", [Change("add", ("x",), None, 1)])
+    b = metaplan.ChangeRecord("b", "sha256:2", "sha256:3", [Change("set", ("x",), 1, 2)])
+    both = metaplan.compose(iter([a, b]))  # any iterable
+    assert (both.pass_name, both.base, both.result) == ("a | b", "sha256:1", "sha256:3")
+    assert both.changes == a.changes + b.changes
+    assert metaplan.compose([a, b], name="ab").pass_name == "ab"
+    assert metaplan.compose([a, b], name="").pass_name == ""
+    assert metaplan.compose([a]) == a
+    with pytest.raises(ValueError, match="compose needs at least one record"):
+        metaplan.compose([])
+    with pytest.raises(metaplan.ConflictError) as info:
+        metaplan.compose([a, a])
+    assert str(info.value) == ("cannot compose 'a' then 'a': the first ends at sha256:2, the "
+                               "second starts at sha256:1")
+    assert (info.value.expected, info.value.found) == ("sha256:2", "sha256:1")

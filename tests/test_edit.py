@@ -330,6 +330,167 @@ def test_one_change_at_a_time_makes_what_the_whole_record_makes(plan: metaplan.P
         assert one.content_hash == whole.content_hash == record.result
 
 
+# the deep path: conflicts name the first step that does not fit ---------------------------
+
+_DEEP = {
+    "param_plan": {"a": {"is_boundary": True, "params": {"w": {"tp": "R"}}, "n": None, "f": 1},
+                   "b": {"is_boundary": True}},
+    "boundary_classes": {"a": "MLP", "b": "MLP"},
+    "injections": [{"match": "a", "ep_size": 8}],
+    "other": {"deep": {"x": {"y": 1}}, "s": 3},
+}
+
+
+@pytest.mark.parametrize(("path", "where", "message", "found"), [
+    (("param_plan", "a", "params", "zz", "tp"), ("param_plan", "a", "params", "zz"),
+     'param_plan["a"].params.zz: the record changes it, but the plan has no such key', None),
+    (("param_plan", "a", "f", "x", "y"), ("param_plan", "a", "f"),
+     'param_plan["a"].f: expected an object or array to descend into, found 1', 1),
+    (("param_plan", "zz", "params", "w"), ("param_plan", "zz"),
+     'param_plan["zz"]: the record changes it, but the plan has no such key', None),
+    (("param_plan", "c", "x", "y"), ("param_plan", "c"),
+     'param_plan["c"]: the record changes it, but the plan has no such key', None),
+    (("other", "nope", "x"), ("other", "nope"),
+     "other.nope: the record changes it, but the plan has no such key", None),
+    (("other", "s", "x"), ("other", "s"),
+     "other.s: expected an object or array to descend into, found 3", 3),
+    (("other", "deep", 0, "y"), ("other", "deep", 0),
+     "other.deep: the change names item 0, but this is an object (its keys are names)", None),
+    (("injections", 5, "match"), ("injections", 5),
+     "injections[5]: the change names it, but the array has 1 items", None),
+    (("nothing", "x"), ("nothing",),
+     "nothing: the record changes it, but the plan has no such key", None),
+])
+def test_a_deep_change_names_the_first_step_that_does_not_fit(
+        path: tuple[Any, ...], where: tuple[Any, ...], message: str, found: Any) -> None:
+    plan = metaplan.Plan.from_json(_DEEP)
+    with pytest.raises(ConflictError) as info:
+        apply_changes(plan, [Change("set", path, 1, 2)])
+    assert str(info.value) == message
+    assert info.value.path == where and info.value.found == found
+
+
+def test_records_that_change_only_depth_four_and_five() -> None:
+    plan = metaplan.Plan.from_json(_DEEP)
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w"), {"tp": "S(0)", "ep": "R"}, "whole")
+    edit.set(("param_plan", "a", "params", "w", "ep"), "S(1)", "inside")
+    edit.set(("other", "deep", "x", "y"), 2)
+    edit.remove(("other", "deep", "x", "y"))
+    new, record = edit.finish("deep")
+    assert [(c.op, c.path[-1], c.old, c.new) for c in record.changes] == [
+        ("set", "w", metaplan.freeze({"tp": "R"}), metaplan.freeze({"tp": "S(0)", "ep": "R"})),
+        ("set", "ep", "R", "S(1)"), ("set", "y", 1, 2), ("remove", "y", 2, None)]
+    assert new.to_json()["param_plan"]["a"]["params"] == {"w": {"tp": "S(0)", "ep": "S(1)"}}
+    assert new.to_json()["other"]["deep"] == {"x": {}}
+    assert new.index("param_plan")["b"] is plan.index("param_plan")["b"]
+    assert plan.to_json() == _DEEP
+    assert metaplan.replay(plan, [record]) == new
+    assert metaplan.apply(new, metaplan.invert(record)) == plan
+
+
+# the shallow path's corners --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("change", "message", "found"), [
+    (Change("add", ("param_plan", "a", "n"), None, 2),
+     'param_plan["a"].n: the record adds it, but the plan already has null', None),
+    (Change("add", ("boundary_classes", "a"), None, "X"),
+     'boundary_classes["a"]: the record adds it, but the plan already has "MLP"', "MLP"),
+    (Change("add", ("other",), None, 1),
+     'other: the record adds it, but the plan already has {"deep":{"x":{"y":1}},"s":3}',
+     {"deep": {"x": {"y": 1}}, "s": 3}),
+    (Change("remove", ("param_plan", "a", "f"), True, None),
+     'param_plan["a"].f: the record expects true, but the plan has 1', 1),
+    (Change("remove", ("param_plan", "a", "is_boundary"), 1, None),
+     'param_plan["a"].is_boundary: the record expects 1, but the plan has true', True),
+    (Change("set", ("param_plan", "a", "f"), True, 2),
+     'param_plan["a"].f: the record expects true, but the plan has 1', 1),
+    (Change("remove", ("boundary_classes", "b"), 1, None),
+     'boundary_classes["b"]: the record expects 1, but the plan has "MLP"', "MLP"),
+    (Change("remove", ("other",), {"deep": {"x": {"y": 1}}, "s": True}, None),
+     'other: the record expects {"deep":{"x":{"y":1}},"s":true}, but the plan has '
+     '{"deep":{"x":{"y":1}},"s":3}', {"deep": {"x": {"y": 1}}, "s": 3}),
+    (Change("set", ("param_plan", "a", "params"), {"w": {"tp": 1}}, {}),
+     'param_plan["a"].params: the record expects {"w":{"tp":1}}, but the plan has '
+     '{"w":{"tp":"R"}}', {"w": {"tp": "R"}}),
+])
+def test_the_old_value_is_checked_strictly_and_found_values_are_frozen(
+        change: Change, message: str, found: Any) -> None:
+    plan = metaplan.Plan.from_json(_DEEP)
+    with pytest.raises(ConflictError) as info:
+        apply_changes(plan, [change])
+    assert str(info.value) == message
+    assert info.value.path == change.path
+    assert metaplan.thaw(info.value.found) == found
+    assert type(info.value.found) is type(metaplan.freeze(found))
+    if change.op != "add":
+        assert info.value.expected == change.old
+
+
+def test_recorded_old_and_new_values_are_frozen() -> None:
+    plan = metaplan.Plan.from_json(_DEEP)
+    edit = Edit(plan)
+    edit.set(("other", "deep"), {"z": [1]})
+    edit.set(("param_plan", "a", "params"), {"v": {}})
+    edit.remove(("param_plan", "b"))
+    edit.set(("injections",), [{"match": "b"}])
+    _, record = edit.finish("frozen")
+    kinds = [(type(c.old).__name__, type(c.new).__name__) for c in record.changes]
+    assert kinds == [("JSONMap", "JSONMap"), ("JSONMap", "JSONMap"), ("JSONMap", "NoneType"),
+                     ("PVector", "PVector")]
+    with pytest.raises(TypeError):
+        record.changes[0].new["z"] = 2
+
+
+# apply's hash checks --------------------------------------------------------------------
+
+
+def test_an_inconsistent_record_is_refused_after_its_changes_apply(
+        demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    lying = metaplan.ChangeRecord("lies", record.base, "sha256:" + "0" * 64, record.changes)
+    with pytest.raises(ConflictError) as info:
+        metaplan.apply(demo_plan, lying)
+    result = metaplan.apply(demo_plan, record)
+    assert str(info.value) == (f"record 'lies' should give plan sha256:{'0' * 64}, but gave "
+                               f"{result.content_hash}: the record is inconsistent")
+    assert (info.value.expected, info.value.found, info.value.record) == (
+        lying.result, result.content_hash, "lies")
+    assert metaplan.apply(demo_plan, lying, check_hash=False) == result
+
+
+def test_a_refused_base_names_both_hashes(demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    other = demo_plan.set("other", 1)
+    with pytest.raises(ConflictError) as info:
+        metaplan.apply(other, record)
+    assert str(info.value) == (
+        f"record 'demo' was made on plan {record.base}, not on {other.content_hash}: every "
+        "changed path matches, so the plans differ elsewhere")
+    assert (info.value.expected, info.value.found, info.value.record) == (
+        record.base, other.content_hash, "demo")
+
+
+def test_a_conflict_names_the_record_and_keeps_the_path(demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    with pytest.raises(ConflictError) as info:
+        metaplan.apply(metaplan.apply(demo_plan, record), record)
+    assert str(info.value) == ('record \'demo\': param_plan["a"].is_boundary: the record '
+                               "expects true, but the plan has false")
+    assert (info.value.path, info.value.expected, info.value.found, info.value.record) == (
+        ("param_plan", "a", "is_boundary"), True, False, "demo")
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_a_version_1_record_is_replayed_without_hash_checks(demo_plan: metaplan.Plan) -> None:
+    record = demo_record(demo_plan)
+    legacy = metaplan.ChangeRecord("old", "legacy:x", "legacy:y", record.changes)
+    assert metaplan.apply(demo_plan, legacy) == metaplan.apply(demo_plan, record)
+    with pytest.raises(ConflictError, match="the record expects true"):
+        metaplan.apply(metaplan.apply(demo_plan, record), legacy)
+
+
 def test_an_entry_that_is_an_array_is_edited_by_item() -> None:
     a = metaplan.Plan.from_json({"param_plan": {"m": ["a"]}})
     b = metaplan.Plan.from_json({"param_plan": {"m": ["a", "b"]}})

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import FIXTURES, SMALL_FIXTURES, expected_bytes, seed_bytes
-from metaplan.testing import plan_dicts, plans, rule_lists, spec_registries
+from metaplan.testing import TARGETS, plan_dicts, plans, rule_lists, spec_registries
 
 # real plans -------------------------------------------------------------------------
 
@@ -145,3 +145,55 @@ def test_one_pipeline_built_once_gives_each_real_plan_its_bytes(
         loaded: dict[str, metaplan.Plan]) -> None:
     for name in (*SMALL_FIXTURES, *SMALL_FIXTURES[::-1]):
         assert metaplan.dumps(_BUILT_ONCE.run(loaded[name]).final) == expected_bytes(name)
+
+
+# the oracle with rules read independently of metaplan.rules --------------------------------
+
+
+def _target(value: Any) -> Any:
+    return (value.get("_target_") or value.get("target")) if isinstance(value, dict) else value
+
+
+def _rules_by_hand(meta: dict[str, Any]) -> list[metaplan.InlineRule]:
+    """The rules upstream's ``collect_inline_rules`` reads, written out here: an injection's
+    match (one pattern or several) and its ``local_compute_fn``; a module override replaces a
+    module and inlines nothing."""
+    def patterns(match: Any) -> tuple[str, ...]:
+        return (match,) if isinstance(match, str) else tuple(match)
+
+    return ([metaplan.InlineRule(patterns(injection["match"]),
+                                 _target(injection.get("local_compute_fn")))
+             for injection in meta.get("injections") or ()]
+            + [metaplan.InlineRule(patterns(override["match"]))
+               for override in meta.get("module_overrides") or ()])
+
+
+_TARGETS = st.sampled_from((*TARGETS, {"_target_": TARGETS[0]}, {"target": TARGETS[1]}))
+
+
+@st.composite
+def _with_overrides_and_options(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated plan whose injections carry options and several patterns, and whose
+    module overrides (which inline nothing) name strategy targets too."""
+    meta = draw(plan_dicts())
+    for injection in meta["injections"]:
+        if draw(st.booleans()):
+            injection["inner_target"] = "core"
+            injection["inner_wrapper"] = draw(_TARGETS)
+        if draw(st.booleans()):
+            injection["match"] = [injection["match"], draw(st.sampled_from(
+                ("model.layers.*.mlp", "*.experts.*", "lm_head")))]
+    meta["module_overrides"] = draw(st.lists(st.fixed_dictionaries(
+        {"match": st.sampled_from(("model.layers.*.mlp", "model.layers.1.mlp")),
+         "target": _TARGETS, "local_compute_fn": _TARGETS}), max_size=2))
+    return meta
+
+
+@given(_with_overrides_and_options(), spec_registries())
+def test_normalize_equals_the_oracle_with_rules_read_by_hand(
+        meta: dict[str, Any], specs: metaplan.SpecRegistry) -> None:
+    rules = _rules_by_hand(meta)
+    assert [(r.match, r.local_compute_target) for r in metaplan.rules_from_plan(meta)] == [
+        (r.match, r.local_compute_target) for r in rules]
+    result = metaplan.normalize(metaplan.Plan.from_json(meta), specs=specs)
+    assert metaplan.dumps(result.plan) == seed_bytes(meta, rules, specs, per_spec=True)

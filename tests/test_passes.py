@@ -81,3 +81,36 @@ def test_pipeline_specs_print_back_as_they_read(names: list[str]) -> None:
     text = metaplan.format_passes(names)
     assert metaplan.parse_passes(text) == tuple(names)
     assert metaplan.format_passes(metaplan.parse_passes(text.replace("-", "_"))) == text
+
+
+def test_build_pipeline_takes_a_spec_or_a_list_of_specs() -> None:
+    names = ["strip_ep_sub_boundaries", "slim", "mark_shared_class_boundaries"]
+    for spec in ("strip-ep-sub-boundaries,slim,mark-shared-class-boundaries",
+                 ["strip-ep-sub-boundaries,slim", "mark_shared_class_boundaries"],
+                 ("strip_ep_sub_boundaries", "slim", "mark-shared-class-boundaries")):
+        assert [step.name for step in metaplan.build_pipeline(spec)] == names
+    assert metaplan.build_pipeline("normalize", label="n").name == "n"
+    with pytest.raises(metaplan.SpecError) as info:
+        metaplan.build_pipeline(["slim", "zzz"])
+    assert str(info.value).startswith("build_pipeline: unknown pass 'zzz'; known: ")
+    with pytest.raises(metaplan.SpecError) as info:
+        metaplan.parse_passes("slim,zzz")
+    assert str(info.value) == (
+        "--passes: unknown pass 'zzz'; known: strip-ep-sub-boundaries, "
+        "strip-external-state-boundaries, mark-shared-class-boundaries, slim, and normalize "
+        "for the seed's three stages")
+
+
+def test_build_pipeline_keeps_its_settings_for_every_run() -> None:
+    spec = metaplan.StrategySpec("x.fn", "moe", "MoE")
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
+                                    "boundary_classes": {"m": "MoE"}})
+    line = metaplan.build_pipeline("strip-ep-sub-boundaries",
+                                   specs=metaplan.SpecRegistry.of([spec]),
+                                   rules=(rule for rule in [metaplan.InlineRule(("m",), "x.fn")]),
+                                   model_type="llama")
+    assert len(line.run(plan).records[0]) == len(line.run(plan).records[0]) == 2
+    (stage,) = line.passes
+    assert stage == metaplan.strip_ep_sub_boundaries(
+        specs=metaplan.SpecRegistry.of([spec]), rules=[metaplan.InlineRule(("m",), "x.fn")],
+        model_type="llama")

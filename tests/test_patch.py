@@ -17,3 +17,29 @@ def test_json_patch_form(demo_plan: metaplan.Plan) -> None:
     jsonpatch = pytest.importorskip("jsonpatch")
     patched = jsonpatch.apply_patch(demo_plan.to_json(), patch)
     assert patched == metaplan.apply(demo_plan, demo_record(demo_plan)).to_json()
+
+
+def test_pointers_escape_tilde_then_slash() -> None:
+    from metaplan.patch import pointer
+
+    assert pointer(("param_plan", "a/b~c", 0, "~1")) == "/param_plan/a~1b~0c/0/~01"
+    assert pointer(("",)) == "/" and pointer(("a", "")) == "/a/"
+    assert pointer(("~", "/", "~/")) == "/~0/~1/~0~1"
+
+
+def test_each_op_is_its_patch_operation_with_a_test_first() -> None:
+    record = metaplan.ChangeRecord("p", "sha256:a", "sha256:b", (
+        metaplan.Change("add", ("m", "a/b"), None, metaplan.freeze({"x": [1]})),
+        metaplan.Change("remove", ("m", "c~d"), metaplan.freeze([True]), None),
+        metaplan.Change("set", ("l", 0), 1, metaplan.freeze({"y": None}))))
+    patch = metaplan.to_json_patch(record)
+    assert patch == [
+        {"op": "add", "path": "/m/a~1b", "value": {"x": [1]}},
+        {"op": "test", "path": "/m/c~0d", "value": [True]},
+        {"op": "remove", "path": "/m/c~0d"},
+        {"op": "test", "path": "/l/0", "value": 1},
+        {"op": "replace", "path": "/l/0", "value": {"y": None}}]
+    assert type(patch[0]["value"]) is dict and type(patch[1]["value"]) is list
+    jsonpatch = pytest.importorskip("jsonpatch")
+    doc = {"m": {"c~d": [True]}, "l": [1]}
+    assert jsonpatch.apply_patch(doc, patch) == {"m": {"a/b": {"x": [1]}}, "l": [{"y": None}]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import metaplan.rules
 import metaplan.testing
 from conftest import DATA, FIXTURES, expected_bytes, fixture_path, raw_input
 from conftest import metaplan_cli as run
-from metaplan.rules import BUILTIN_ALIASES, ModelType, model_key, model_type_of
+from metaplan.rules import BUILTIN_ALIASES, ModelType, check_pattern, model_key, model_type_of
 from metaplan.testing import TARGETS
 
 DEEPSEEK = TARGETS[0]
@@ -158,3 +159,332 @@ def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path:
                      for p in rule.match}
     assert "experts.*" in patterns and "experts.[0-1]" in patterns
     assert [p for p in sorted(patterns) if metaplan.rules.check_pattern(p, "p") != p] == []
+
+
+# rules from a plan: injections, module overrides, options, target forms -----------------
+
+
+def test_injections_and_module_overrides_become_rules() -> None:
+    from metaplan.rules import InlineRule
+
+    plan = {"injections": [
+        {"match": ["a.*", "b"], "local_compute_fn": {"target": "t.fn"}, "ep_size": 8,
+         "inner_wrapper": {"_target_": "w", "target": "z"}, "inner_target": "core"},
+        {"match": "c", "local_compute_fn": "t.fn2", "inner_wrapper": "w2"}],
+        "module_overrides": [{"match": "x", "target": "r.t", "module_type": "Lin", "extra": 1},
+                             {"match": ["y"], "replace_target": {"_target_": "r2"}},
+                             {"match": "z", "_target_": "r3", "target": "ignored",
+                              "replace_target": "r4"}]}
+    assert metaplan.rules_from_plan(plan) == (
+        InlineRule(("a.*", "b"), "t.fn", inner_wrapper_target="w",
+                   options=metaplan.freeze({"ep_size": 8, "inner_target": "core"})),
+        InlineRule(("c",), "t.fn2", inner_wrapper_target="w2"),
+        InlineRule(("x",), module_type="Lin", replace_target="r.t",
+                   options=metaplan.freeze({"extra": 1})),
+        InlineRule(("y",), replace_target="r2"),
+        InlineRule(("z",), replace_target="r4"))
+    assert metaplan.rules_from_plan({"injections": None, "module_overrides": None}) == ()
+    assert metaplan.rules_from_plan(metaplan.Plan.from_json(plan)) == metaplan.rules_from_plan(
+        plan)
+    assert metaplan.rules_from_plan(plan)[0].to_json() == {
+        "match": ["a.*", "b"], "local_compute_target": "t.fn", "when": None,
+        "module_type": None, "replace_target": None, "inner_wrapper_target": "w",
+        "region_dispatch": None, "options": {"ep_size": 8, "inner_target": "core"}}
+
+
+@pytest.mark.parametrize(("key", "item", "message"), [
+    ("module_overrides", {"match": "x", "target": 3},
+     "module_overrides[0].replace_target: must be a string or an object with _target_, "
+     "found a number (3)"),
+    ("module_overrides", {"match": "x", "module_type": 3},
+     "module_overrides[0].module_type: must be a string or null, found a number (3)"),
+    ("module_overrides", {"nomatch": 1},
+     "module_overrides[0]: a module override needs a match (an FQN or glob pattern); it has "
+     "keys ['nomatch']"),
+    ("module_overrides", 3,
+     "module_overrides[0]: a module override is an object with a match, found a number (3)"),
+    ("module_overrides", {"match": []},
+     "module_overrides[0].match: a module override needs at least one pattern, found an array"),
+    ("injections", {"match": "x", "local_compute_fn": {"_target_": 3}},
+     "injections[0].local_compute_fn._target_: must be a string or null, found a number (3)"),
+    ("injections", {"match": "x", "inner_wrapper": 3},
+     "injections[0].inner_wrapper: must be a string or an object with _target_, found a "
+     "number (3)"),
+    ("injections", {"match": None}, "injections[0].match: an injection needs at least one "
+                                    "pattern, found null"),
+])
+def test_rules_from_a_plan_say_what_is_wrong_and_where(key: str, item: Any,
+                                                        message: str) -> None:
+    with pytest.raises(metaplan.SpecError) as info:
+        metaplan.rules_from_plan({key: [item]})
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    ("[]", "the '[' at 0 is never closed"), ("[!]", "the '[' at 0 is never closed"),
+    ("[a][b", "the '[' at 3 is never closed"), ("a[b]c[", "the '[' at 5 is never closed"),
+    ("x[]]y[", "the '[' at 5 is never closed"), ("x[!]]y[", "the '[' at 6 is never closed"),
+    ("", 'invalid glob pattern "": an empty pattern matches no module'),
+    (3, "a glob pattern is a string, found a number (3)"),
+])
+def test_patterns_fnmatch_would_read_as_a_literal_bracket_are_refused(pattern: Any,
+                                                                      message: str) -> None:
+    with pytest.raises(metaplan.SpecError, match=re.escape(message)):
+        check_pattern(pattern, "p")
+
+
+@pytest.mark.parametrize("pattern", ["[]]", "[!]]", "a[]]b", "[a][b]", "*", "[!a-c]x", "a]b"])
+def test_patterns_whose_brackets_close_are_kept(pattern: str) -> None:
+    assert check_pattern(pattern, "p") is pattern
+
+
+# specs and rules files ---------------------------------------------------------------------
+
+
+def test_a_specs_file_reads_every_field(tmp_path: Path) -> None:
+    path = tmp_path / "specs.json"
+    path.write_text(json.dumps([{"target": "t", "kind": "k", "target_class": "C",
+                                 "strip_boundary_subpatterns": ["e.*"], "model_type": "m",
+                                 "options": {"o": 1}},
+                                {"target": "u", "target_class": None, "options": None}]))
+    registry = metaplan.load_specs(path)
+    assert registry.specs[("t", "m")] == metaplan.StrategySpec(
+        "t", "k", "C", ("e.*",), "m", metaplan.freeze({"o": 1}))
+    assert registry.specs[("u", None)] == metaplan.StrategySpec("u", "")
+    assert len(registry) == 2 and dict(registry.aliases) == {}
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ({"specs": [{"target": ""}]}, "specs[0].target: must be a non-empty string"),
+    ({"specs": [{"target": "t", "options": [1]}]},
+     "specs[0].options: must be an object, found an array"),
+    ({"specs": [{"target": "t", "kind": 3}]}, "specs[0].kind: must be a string, found a number"),
+    ({"specs": [3]}, "specs[0]: a spec is an object, found a number (3)"),
+    ({"specs": [{"target": "t", "model_type": 3}]},
+     "specs[0].model_type: must be a string or null"),
+    ({"other": []}, "expected {\"specs\": [...]}, found an object with keys ['other']"),
+    (3, 'expected {"specs": [...]}, found a number (3)'),
+])
+def test_a_bad_specs_file_says_what_and_where(content: Any, message: str,
+                                             tmp_path: Path) -> None:
+    path = tmp_path / "specs.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(metaplan.SpecError, match=re.escape(message)) as info:
+        metaplan.load_specs(path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_rules_file_reads_every_field(tmp_path: Path) -> None:
+    from metaplan.rules import InlineRule
+
+    path = tmp_path / "rules.json"
+    rule = {"match": "m.*", "local_compute_target": {"_target_": "t"}, "when": {"a": [1]},
+            "module_type": "Lin", "replace_target": "r", "inner_wrapper_target": {"target": "w"},
+            "region_dispatch": True, "options": {"o": 1}}
+    path.write_text(json.dumps({"rules": [rule, {"match": ["a", "b"]}]}))
+    assert metaplan.load_rules(path) == (
+        InlineRule(("m.*",), "t", metaplan.freeze({"a": [1]}), "Lin", "r", "w", True,
+                   metaplan.freeze({"o": 1})),
+        InlineRule(("a", "b")))
+    path.write_text(json.dumps([{"match": "x"}]))
+    assert metaplan.load_rules(path) == (InlineRule(("x",)),)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ({"rules": [3]}, "rules[0]: a rule is an object, found a number (3)"),
+    ({"rules": [{"match": "m", "when": 1, "bad": 2}]},
+     "rules[0]: unknown rule field(s) ['bad']; known: ['match', "),
+    ({"rules": [{"match": "m", "module_type": 1}]},
+     "rules[0].module_type: must be a string or null"),
+    ({"rules": [{"match": "m", "replace_target": 1}]},
+     "rules[0].replace_target: must be a string or an object with _target_"),
+    ({"rules": [{"match": "m", "inner_wrapper_target": [1]}]},
+     "rules[0].inner_wrapper_target: must be a string or an object with _target_"),
+    ({"rules": [{"match": 3}]}, "rules[0].match: must be a string or an array of strings "
+                                "(glob patterns), found a number (3)"),
+    ({"rules": [{"match": None}]}, "rules[0].match: a rule needs at least one pattern, found "
+                                   "null"),
+    ({"rules": {}}, 'expected {"rules": [...]} or an array of rules, found an object with '
+                    '"rules": an object'),
+])
+def test_a_bad_rules_file_says_what_and_where(content: Any, message: str,
+                                             tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(metaplan.SpecError, match=re.escape(message)) as info:
+        metaplan.load_rules(path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+# model types --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "key"), [
+    ("DeepseekV3ForCausalLM", "deepseekv3"), ("Qwen3MoeForConditionalGeneration", "qwen3moe"),
+    ("BertForSequenceClassification", "bert"), ("LlavaForImageTextToText", "llava"),
+    ("Qwen3-MoE", "qwen3moe"), ("deepseek_v3", "deepseekv3"), ("forcausallm", ""),
+    ("CausalLMForCausalLM", "causallm"),
+])
+def test_model_keys_drop_case_separators_and_one_task_suffix(name: str, key: str) -> None:
+    assert model_key(name) == key
+
+
+def test_a_model_type_says_where_it_came_from() -> None:
+    assert ModelType("x", "model_type").describe() == "x (the plan's model_type)"
+    assert ModelType("x", "source.architecture").describe() == \
+        "x (the plan's source.architecture)"
+    assert ModelType("x", "--model-type").describe() == "x (--model-type)"
+    assert ModelType(None, "--model-type").describe() == "none (--model-type)"
+    assert ModelType(None, "none").describe() == (
+        "none (the plan has no model_type, model_class or source.architecture)")
+    assert model_type_of({"model_type": "a", "model_class": "b"}) == ("a", "model_type")
+    assert model_type_of({"model_type": 3, "model_class": "b"}) == ("b", "model_class")
+    assert model_type_of({"source": "x"}) == (None, "none")
+    assert model_type_of({"source": {"architecture": ""}}) == (None, "none")
+
+
+def test_canonical_model_types_come_from_specs_and_aliases() -> None:
+    spec = metaplan.StrategySpec(DEEPSEEK, "k", "C", model_type="Mixtral_8x7b")
+    registry = metaplan.SpecRegistry.of([spec], {"MyArch": "custom", "Other": "Mixtral_8x7b"})
+    assert registry.canonical_model_type("mixtral8x7b") == "Mixtral_8x7b"  # a spec's spelling
+    assert registry.canonical_model_type("MyArch") == "custom"  # an alias
+    assert registry.canonical_model_type("my-arch") == "custom"  # an alias's name, respelt
+    assert registry.canonical_model_type("CUSTOM") == "custom"  # its model type, respelt
+    assert registry.canonical_model_type("other") == "Mixtral_8x7b"
+    assert registry.canonical_model_type("unknown") == "unknown"
+    assert registry.lookup(DEEPSEEK, "mixtral-8x7b") is spec
+    assert registry.lookup(DEEPSEEK, None) is None and registry.lookup("t", "x") is None
+    assert repr(metaplan.SpecRegistry.of([spec])) == "SpecRegistry(<1 specs>)"
+    later = metaplan.StrategySpec(DEEPSEEK, "k2", "D", model_type="Mixtral_8x7b")
+    assert metaplan.SpecRegistry.of([spec, later]).lookup(DEEPSEEK, "Mixtral_8x7b") is later
+
+
+def test_rules_specs_and_registries_are_frozen_and_hashable() -> None:
+    rule = metaplan.InlineRule(("m",), "t")
+    spec = metaplan.StrategySpec("t", "k", "C")
+    for value in (rule, spec, metaplan.BUILTIN_SPECS):
+        with pytest.raises(AttributeError):
+            value.kind = "x"  # type: ignore[misc, union-attr]
+    assert hash(rule) == hash(metaplan.InlineRule(("m",), "t"))
+    assert hash(spec) == hash(metaplan.StrategySpec("t", "k", "C"))
+
+
+def test_the_model_type_is_read_from_those_fields_only() -> None:
+    assert model_type_of({"source.architecture": "X"}) == (None, "none")  # a key, not a path
+    assert model_type_of({"source": {"architecture": 3}}) == (None, "none")
+    assert model_type_of({"source": {"architecture": ["X"]}}) == (None, "none")
+    assert model_type_of({"model_class": ["X"], "source": {"architecture": "A"}}) == (
+        "A", "source.architecture")
+
+
+def test_an_exact_alias_beats_another_names_spelling() -> None:
+    spec = metaplan.StrategySpec(DEEPSEEK, "k", "A", model_type="Ab")
+    exact = metaplan.StrategySpec(DEEPSEEK, "k", "Y", model_type="y")
+    registry = metaplan.SpecRegistry.of([spec, exact], {"ab": "y"})
+    assert registry.canonical_model_type("ab") == "y"  # not "Ab", though they spell alike
+    assert registry.canonical_model_type("a-b") == "Ab"
+    assert registry.lookup(DEEPSEEK, "ab") is exact
+
+
+def test_a_spec_for_the_exact_model_type_beats_the_one_its_alias_names() -> None:
+    exact = metaplan.StrategySpec(DEEPSEEK, "k", "Exact", model_type="MixtralForCausalLM")
+    canonical = metaplan.StrategySpec(DEEPSEEK, "k", "Canonical", model_type="mixtral")
+    generic = metaplan.StrategySpec(DEEPSEEK, "k", "Generic")
+    for order in ([exact, canonical, generic], [generic, canonical, exact]):
+        registry = metaplan.SpecRegistry.of(order, {"MixtralForCausalLM": "mixtral"})
+        assert registry.lookup(DEEPSEEK, "MixtralForCausalLM") is exact
+        assert registry.lookup(DEEPSEEK, "mixtral") is canonical
+        assert registry.lookup(DEEPSEEK, None) is generic
+
+
+def test_a_class_opened_by_a_bracket_may_hold_one() -> None:
+    assert check_pattern("[[]", "p") == "[[]"  # the class holds "["
+    assert check_pattern("a[[]b[]]", "p") == "a[[]b[]]"
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"kind": "k"}, "spec.target: must be a string, found null"),
+    ({"target": "t", "kind": None}, "spec.kind: must be a string, found null"),
+    ({"target": "t", "tagret_class": "C", "b": 1},
+     "spec: unknown spec field(s) ['b', 'tagret_class']; known: ['target', 'kind', "
+     "'target_class', 'strip_boundary_subpatterns', 'model_type', 'options']"),
+    ({"target": "t", "strip_boundary_subpatterns": "experts.*"},
+     'spec.strip_boundary_subpatterns: must be an array of strings (glob patterns), found a '
+     'string ("experts.*"): write ["experts.*"]'),
+    ({"target": "t", "strip_boundary_subpatterns": None},
+     "spec.strip_boundary_subpatterns: must be an array of strings (glob patterns), found "
+     "null"),
+    ({"target": "t", "strip_boundary_subpatterns": ["e.*", 3]},
+     "spec.strip_boundary_subpatterns[1]: a glob pattern is a string, found a number (3)"),
+    (3, "spec: a spec is an object, found a number (3)"),
+])
+def test_a_spec_says_what_is_wrong_and_where(spec: Any, message: str) -> None:
+    from metaplan.rules import spec_from_json
+
+    with pytest.raises(metaplan.SpecError) as info:
+        spec_from_json(spec)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(("aliases", "message"), [
+    ([], 'aliases: must be an object of name -> model type, e.g. {"MixtralForCausalLM": '
+         '"mixtral"}, found an array'),
+    ({"X": 1}, 'aliases["X"]: an alias names a model type (a non-empty string), found a '
+               "number (1)"),
+    ({"": "x"}, 'aliases[""]: an alias names a model type (a non-empty string), found a '
+                'string ("x") for an empty name'),
+    ({"X": ""}, 'aliases["X"]: an alias names a model type (a non-empty string), found a '
+                'string ("")'),
+])
+def test_aliases_say_what_is_wrong_and_where(aliases: Any, message: str) -> None:
+    from metaplan.rules import aliases_from_json
+
+    with pytest.raises(metaplan.SpecError) as info:
+        aliases_from_json(aliases)
+    assert str(info.value) == message
+    assert aliases_from_json(None) == {} and aliases_from_json({"A": "a"}) == {"A": "a"}
+
+
+def test_the_default_places_errors_name() -> None:
+    from metaplan.rules import rule_from_json, rules_from_json, specs_from_json
+
+    with pytest.raises(metaplan.SpecError, match=r'^specs: expected \{"specs": \[\.\.\.\]\}'):
+        specs_from_json({})
+    with pytest.raises(metaplan.SpecError, match=r"^rules: expected \{\"rules\""):
+        rules_from_json({})
+    with pytest.raises(metaplan.SpecError, match=r"^rule: a rule is an object, found"):
+        rule_from_json(3)
+    with pytest.raises(metaplan.SpecError, match=r"^rule\.match: must be a string or an array"):
+        rule_from_json({"match": 3})
+    assert specs_from_json([]) == metaplan.SpecRegistry()
+    assert rules_from_json([]) == ()
+
+
+@pytest.mark.parametrize(("items", "message"), [
+    ([{"x": 1}], "plan.json: injections[4]: an injection needs a match (an FQN or glob "
+                 "pattern); it has keys ['x']"),
+    ([3], "plan.json: injections[4]: an injection is an object with a match, found a number "
+          "(3)"),
+    ([{"match": ["a", ""]}], 'plan.json: injections[4].match[1]: invalid glob pattern ""'),
+])
+def test_checking_a_plans_rules_names_the_file_and_the_item(items: list[Any],
+                                                            message: str) -> None:
+    from metaplan.rules import check_plan_rules
+
+    with pytest.raises(metaplan.SpecError) as info:
+        check_plan_rules("injections", items, "plan.json", start=4)
+    assert str(info.value).startswith(message)
+    check_plan_rules("module_overrides", [{"match": "m", "_target_": {"target": "t"}}], "p")
+    with pytest.raises(metaplan.SpecError, match=r"^module_overrides\[0\]: a module override"):
+        check_plan_rules("module_overrides", [3])
+
+
+def test_an_override_reads_its_target_from_any_of_three_keys() -> None:
+    from metaplan.rules import InlineRule
+
+    overrides = [{"match": "a", "_target_": "t1"}, {"match": "b", "target": {"_target_": "t2"}},
+                 {"match": "c", "replace_target": None, "target": "t3"},
+                 {"match": "d", "module_type": None, "when": 1}]
+    assert metaplan.rules_from_plan({"module_overrides": overrides}) == (
+        InlineRule(("a",), replace_target="t1"), InlineRule(("b",), replace_target="t2"),
+        InlineRule(("c",)), InlineRule(("d",), options=metaplan.freeze({"when": 1})))

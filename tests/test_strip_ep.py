@@ -1,4 +1,5 @@
-"""Stage 1's corners: glob patterns indexed by literal prefix and suffix, str subclasses."""
+"""Stage 1, strip_ep_sub_boundaries: EP targets, the sub-modules their specs own, the glob
+index (literal prefix and suffix) and str-subclass class names."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ import enum
 import fnmatch
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import metaplan
+from metaplan import SpecRegistry, StrategySpec
 from metaplan.compat import normalize_inline_meta
 from metaplan.oracle import reference_normalize
-from metaplan.passes.strip_ep import find_ep_targets
+from metaplan.passes.strip_ep import find_ep_targets, resolve_model_type, strip_ep_sub_boundaries
 from metaplan.rules import BUILTIN_SPECS, InlineRule
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
@@ -67,3 +70,196 @@ def test_compat_matches_globs_against_str_subclass_class_names_as_the_seed() -> 
     normalize_inline_meta(meta, rules)
     assert meta == expected
     assert meta["param_plan"]["model.layers.1.mlp.experts.0"]["is_boundary"] is False
+
+
+# records, whys and settings ------------------------------------------------------------
+
+A, B = "x.a_fn", "x.b_fn"
+
+
+def _plan(classes: dict[str, str], injections: list[dict[str, Any]] | None = None,
+          **fields: Any) -> metaplan.Plan:
+    return metaplan.Plan.from_json({
+        "param_plan": {fqn: {"is_boundary": True} for fqn in classes},
+        "boundary_classes": classes, "injections": injections or [], **fields})
+
+
+def _changes(record: metaplan.ChangeRecord) -> list[tuple[str, str, str, str]]:
+    return [(c.op, str(c.path[0]), str(c.path[1]), c.why) for c in record.changes]
+
+
+def test_two_specs_claiming_one_target_strip_what_either_names() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("experts.*",)),
+                             StrategySpec(B, "moe", "MoE", ("shared", "experts.*"))])
+    plan = _plan({"m.moe": "MoE", "m.moe.experts.0": "E", "m.moe.shared": "S", "m.moe.gate": "G"},
+                 [{"match": "m.moe", "local_compute_fn": A},
+                  {"match": "*.moe", "local_compute_fn": {"target": B}}])
+    targets = find_ep_targets(plan.index("boundary_classes"), metaplan.rules_from_plan(plan),
+                              specs, None)
+    assert list(targets) == ["m.moe"]
+    assert targets["m.moe"] == metaplan.passes.EPTarget(
+        "m.moe", "MoE", ("experts.*", "shared"),
+        "EP target: rule 'm.moe' -> x.a_fn inlines class MoE")  # the first claim's why
+    record = strip_ep_sub_boundaries(specs=specs)(plan).record
+    target = "EP target: rule 'm.moe' -> x.a_fn inlines class MoE"
+    sub = "sub-module of EP target m.moe (MoE) matching strip pattern "
+    assert _changes(record) == [  # entries first, then classes, each in FQN order
+        ("set", "param_plan", "m.moe", target),
+        ("set", "param_plan", "m.moe.experts.0", sub + "'experts.*'"),
+        ("set", "param_plan", "m.moe.shared", sub + "'shared'"),
+        ("remove", "boundary_classes", "m.moe", target),
+        ("remove", "boundary_classes", "m.moe.experts.0", sub + "'experts.*'"),
+        ("remove", "boundary_classes", "m.moe.shared", sub + "'shared'"),
+    ]
+    assert [(c.old, c.new) for c in record.changes] == [(True, False)] * 3 + [
+        ("MoE", None), ("E", None), ("S", None)]
+
+
+def test_a_nested_ep_target_keeps_its_own_why() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("*",))])
+    plan = _plan({"m": "MoE", "m.inner": "MoE", "m.inner.x": "X"},
+                 [{"match": ["m", "m.inner"], "local_compute_fn": A}])
+    whys = {str(c.path[1]): c.why for c in strip_ep_sub_boundaries(specs=specs)(plan).record
+            .changes if c.path[0] == "param_plan"}
+    assert whys == {"m": "EP target: rule 'm' -> x.a_fn inlines class MoE",
+                    "m.inner": "EP target: rule 'm.inner' -> x.a_fn inlines class MoE",
+                    "m.inner.x": "sub-module of EP target m (MoE) matching strip pattern '*'"}
+
+
+def test_a_rule_claims_only_modules_of_its_specs_class() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("experts.*",)),
+                             StrategySpec(B, "moe", None, ("experts.*",))])
+    plan = _plan({"a.moe": "MoE", "b.moe": "MLP", "c.moe": "MoE", "c.moe.experts.1": "E"},
+                 [{"match": "a.moe", "local_compute_fn": A},
+                  {"match": "b.moe", "local_compute_fn": A},
+                  {"match": "c.moe", "local_compute_fn": B},  # a spec without a class
+                  {"match": "c.moe", "local_compute_fn": "x.unknown"},
+                  {"match": "c.moe", "inner_wrapper": A}])  # no local compute target
+    record = strip_ep_sub_boundaries(specs=specs)(plan).record
+    assert [c.path for c in record.changes] == [("param_plan", "a.moe", "is_boundary"),
+                                                ("boundary_classes", "a.moe")]
+
+
+def test_flags_already_false_and_entries_that_are_not_objects_keep_their_class_removal() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("e.*",))])
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"m": {"is_boundary": False}, "m.e.0": None, "m.e.1": {}},
+        "boundary_classes": {"m": "MoE", "m.e.0": "E", "m.e.1": "E", "m.e.2": "E"},
+        "injections": [{"match": "m", "local_compute_fn": A}]})
+    record = strip_ep_sub_boundaries(specs=specs)(plan).record
+    assert [(c.op, c.path) for c in record.changes] == [
+        ("add", ("param_plan", "m.e.1", "is_boundary")),
+        ("remove", ("boundary_classes", "m")), ("remove", ("boundary_classes", "m.e.0")),
+        ("remove", ("boundary_classes", "m.e.1"))]  # m.e.2 has no entry: never a sub-module
+
+
+def test_the_model_type_setting() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", model_type="dsv3")],
+                            {"DeepseekV3ForCausalLM": "dsv3"})
+    plan = _plan({"m": "MoE"}, [{"match": "m", "local_compute_fn": A}],
+                 model_class="DeepseekV3ForCausalLM")
+    assert resolve_model_type(metaplan.FROM_PLAN, plan) == "DeepseekV3ForCausalLM"
+    assert resolve_model_type(None, plan) is None
+    assert resolve_model_type("x", plan) == "x"
+    assert len(strip_ep_sub_boundaries(specs=specs)(plan).record) == 2
+    assert strip_ep_sub_boundaries(specs=specs, model_type=None)(plan).record.is_noop
+    assert len(strip_ep_sub_boundaries(specs=specs, model_type="dsv3")(plan).record) == 2
+    assert strip_ep_sub_boundaries(specs=specs, model_type="llama")(plan).record.is_noop
+
+
+def test_explicit_rules_replace_the_plans_injections() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    plan = _plan({"m": "MoE", "n": "MoE"}, [{"match": "m", "local_compute_fn": A}])
+    stage = strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("n",), A)])
+    assert [c.path[1] for c in stage(plan).record.changes] == ["n", "n"]
+    assert strip_ep_sub_boundaries(specs=specs, rules=())(plan).record.is_noop
+    assert repr(stage) == ("strip_ep_sub_boundaries(rules=<1 rules>, specs=SpecRegistry(<1 "
+                           "specs>), model_type=FROM_PLAN)")
+    assert "rules=FROM_PLAN" in repr(strip_ep_sub_boundaries())
+
+
+# the glob index finds what fnmatch finds -------------------------------------------------
+
+_ODD_LETTERS = "ab.0]\U0010ffff"
+_ODD_FQNS = st.lists(st.text(st.sampled_from(_ODD_LETTERS), min_size=1, max_size=5), max_size=25,
+                 unique=True)
+_ODD_PATTERNS = st.lists(st.one_of(
+    st.text(st.sampled_from(_ODD_LETTERS + "*?[!-"), min_size=1, max_size=6),
+    st.sampled_from(("[]", "[!]", "[]]", "[a][b", "a[]]b", "*]", "[!a]*", "?\U0010ffff*",
+                     "a\U0010ffff", "*.0", "a*", "[a-b].*"))), min_size=1, max_size=3)
+
+
+@given(_ODD_FQNS, _ODD_PATTERNS, st.data())
+def test_the_glob_index_claims_exactly_what_fnmatch_matches(fqns: list[str],
+                                                            patterns: list[str],
+                                                            data: st.DataObject) -> None:
+    """Brute force (every pattern against every FQN, as the seed does) is the oracle."""
+    classes = {fqn: data.draw(st.sampled_from(("MoE", "MoE", "MLP")), label=fqn)
+               for fqn in fqns}
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("0", "*.b"))])
+    found = find_ep_targets(classes, [InlineRule(tuple(patterns), A)], specs, None)
+    expected = {fqn for fqn, cls in classes.items() if cls == "MoE"
+                and any(fnmatch.fnmatchcase(fqn, p) for p in patterns)}
+    assert set(found) == expected
+    plan = metaplan.Plan.from_json({"param_plan": {f: {"is_boundary": True} for f in fqns},
+                                    "boundary_classes": classes})
+    marked = {str(c.path[1]) for c in strip_ep_sub_boundaries(
+        specs=specs, rules=[InlineRule(tuple(patterns), A)])(plan).record.changes}
+    subs = {fqn for fqn in fqns for target in expected if fqn.startswith(target + ".")
+            and any(fnmatch.fnmatchcase(fqn[len(target) + 1:], p) for p in ("0", "*.b"))}
+    assert marked == expected | subs
+
+
+@pytest.mark.parametrize(("pattern", "claims"), [
+    ("[]", {"[]"}), ("[!]", {"[!]"}),  # never closed: a literal bracket
+    ("[]]", {"]"}), ("a[]]", {"a]"}),  # a leading ] belongs to the class
+    ("[a][b", {"a[b"}),  # one class, then a literal [
+    ("[!a]", {"b", "]"}), ("*[]]*", {"]", "a]", "[]", "[!]"}),
+])
+def test_fnmatch_edge_cases_are_read_as_fnmatch_reads_them(pattern: str, claims: set[str]
+                                                           ) -> None:
+    classes = dict.fromkeys(("a", "b", "]", "a]", "a[b", "[]", "[!]"), "MoE")
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    assert set(find_ep_targets(classes, [InlineRule((pattern,), A)], specs, None)) == claims
+
+
+def test_a_rule_without_a_target_or_a_spec_does_not_stop_the_rules_after_it() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE"), StrategySpec(B, "moe", None)])
+    classes = {"m": "MoE", "n": "MoE", "o": "MoE"}
+    rules = [InlineRule(("m",)), InlineRule(("m",), "x.unknown"), InlineRule(("m",), B),
+             InlineRule(("n", "o"), A)]
+    assert list(find_ep_targets(classes, rules, specs, None)) == ["n", "o"]
+    target = find_ep_targets(classes, rules, specs, None)["n"]
+    with pytest.raises(AttributeError):
+        target.why = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("names", "pattern"), [
+    (["xa", "ya", "bb", "cc"], "*a"),  # the suffix side, at the start of the reversed names
+    (["ab", "ac", "ba", "ca"], "*a"),  # ... at their end
+    (["ab", "ac", "b", "ca"], "a*"),  # the prefix side, at the start
+    (["b", "ca", "za", "zb"], "z*"),  # ... at the end
+    (["a\U0010ffff", "a\U0010ffffb", "b"], "a\U0010ffff*"),  # the last code point
+    (["\U0010ffffa", "\U0010ffff", "a"], "\U0010ffff?"),
+    (["m.0", "m.1", "n.1"], "m.[0-1]"), (["a.b.c", "a.c", "b.c"], "a*c"),
+])
+def test_the_glob_index_misses_nothing_at_either_end(names: list[str], pattern: str) -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    found = find_ep_targets(dict.fromkeys(names, "MoE"), [InlineRule((pattern,), A)], specs,
+                            None)
+    assert set(found) == {name for name in names if fnmatch.fnmatchcase(name, pattern)}
+    assert found  # each case matches something
+
+
+def test_rules_given_once_as_an_iterator_are_kept() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    plan = _plan({"m": "MoE"})
+    stage = strip_ep_sub_boundaries(specs=specs, rules=(r for r in [InlineRule(("m",), A)]))
+    assert len(stage(plan).record) == len(stage(plan).record) == 2
+    assert hash(stage) == hash(strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("m",), A)]))
+
+
+def test_class_names_that_cannot_be_hashed_are_skipped_as_the_seed_skips_them() -> None:
+    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    classes: dict[str, Any] = {"m.0": ["MoE"], "m.1": {"x": 1}, "m.2": "MoE", "m.3": None}
+    assert list(find_ep_targets(classes, [InlineRule(("m.*",), A)], specs, None)) == ["m.2"]

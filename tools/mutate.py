@@ -20,11 +20,15 @@ endless).
 
 Results are kept in ``.mutants/<module>.jsonl`` (one line per mutant, keyed
 by the module's text and the mutation), so an interrupted run resumes with
-``--resume``. Equivalent mutants are listed in ``tools/mutation_equivalents.txt``
-(``path | source line | mutation | why``); they are left out of the score,
-killed / (mutants - equivalent). The work tree is never written: mutants
-run from a temporary copy of ``src/`` put first on ``PYTHONPATH``
-(subprocesses the tests start, ``python -m metaplan``, see it too).
+``--resume`` (``--recheck`` runs the survivors again too: after adding
+tests), and ``--report`` summarizes them without running anything.
+Equivalent mutants are listed in ``tools/mutation_equivalents.txt``
+(``module:scope | source line | mutation | why``); the score leaves them out:
+caught / (mutants - equivalent), where a mutant is caught when a test fails,
+the tests cannot even start (``crashed``), or they run out of time. The
+work tree is never written: mutants run from a temporary copy of ``src/``
+put first on ``PYTHONPATH`` (subprocesses the tests start, ``python -m
+metaplan``, see it too).
 
 Not run by pytest or CI: it takes minutes per module. It needs only the
 standard library and the test extra.
@@ -74,7 +78,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "diff.py": ("test_diff*.py",),
     "rules.py": ("test_rules.py", "test_strip_ep.py"),
     "verify.py": ("test_verify.py",),
-    "emitter.py": ("test_verify.py", "test_slim.py"),
+    "emitter.py": ("test_emitter.py", "test_verify.py", "test_slim.py"),
 }
 """The modules issue 11 names, and the tests each one's mutants run against."""
 
@@ -343,8 +347,27 @@ def _offset(lines: list[str], line: int, col: int) -> int:
 # equivalents ------------------------------------------------------------------------------
 
 
+def scopes(source: str) -> dict[int, str]:
+    """Line -> the qualified name of the innermost function or class holding it."""
+    found: dict[int, str] = {}
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                for line in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    found[line] = name
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(ast.parse(source), "")
+    return found
+
+
 def load_equivalents() -> dict[tuple[str, str, str], str]:
-    """``(module, stripped source line, mutation) -> why`` from the equivalents file."""
+    """``(module:scope, stripped source line, mutation) -> why`` from the equivalents file
+    (the scope, the function or class that holds the line, tells equal lines apart)."""
     found: dict[tuple[str, str, str], str] = {}
     if not EQUIVALENTS.exists():
         return found
@@ -353,7 +376,8 @@ def load_equivalents() -> dict[tuple[str, str, str], str]:
             continue
         parts = [part.strip() for part in line.split(" | ")]
         if len(parts) != 4:
-            raise SystemExit(f"{EQUIVALENTS}:{number}: expected 'module | line | mutation | why'")
+            raise SystemExit(f"{EQUIVALENTS}:{number}: expected "
+                             "'module:scope | line | mutation | why'")
         found[(parts[0], parts[1], parts[2])] = parts[3]
     return found
 
@@ -367,7 +391,7 @@ class Outcome:
     line: int
     what: str
     code: str
-    status: str  # killed, survived, timeout, error
+    status: str  # killed, crashed (the tests could not even start), timeout, survived
     seconds: float
     key: str
     detail: str = ""
@@ -375,7 +399,8 @@ class Outcome:
 
 def _tests_for(module: str) -> list[str]:
     patterns = TARGETS.get(module) or (f"test_{Path(module).stem.lstrip('_')}.py",)
-    found = sorted({str(p) for pattern in patterns for p in (ROOT / "tests").glob(pattern)})
+    found = list(dict.fromkeys(str(p) for pattern in patterns  # in order: the fastest first
+                               for p in sorted((ROOT / "tests").glob(pattern))))
     if not found:
         raise SystemExit(f"{module}: no tests match {list(patterns)}")
     return found
@@ -430,7 +455,7 @@ class Worker:
         if done.returncode == 1:
             failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
             return "killed", seconds, (failed[:1] or tail)[0]
-        return "error", seconds, (done.stdout + done.stderr).strip()[-300:]
+        return "crashed", seconds, (done.stdout + done.stderr).strip()[-300:]
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -464,8 +489,17 @@ def run_module(module: str, args: argparse.Namespace,
         for m in mutants:
             print(f"src/metaplan/{module}:{m.line}: {m.what}")
         return {"module": module, "mutants": len(mutants)}
-    known = _load_results(module) if args.resume else {}
-    if not args.resume:
+    known = _load_results(module) if args.resume or args.recheck or args.report else {}
+    if args.recheck:
+        known = {key: row for key, row in known.items() if row["status"] != "survived"}
+    if args.report:
+        keys = {m.key(sha) for m in mutants}
+        missing = len(keys - set(known))
+        if missing:
+            print(f"== src/metaplan/{module}: {missing} of {len(mutants)} mutants not judged yet")
+        return _summary(module, [Outcome(**row) for key, row in known.items()  # type: ignore[arg-type]
+                                 if key in keys], equivalents, scopes(source))
+    if not (args.resume or args.recheck):
         stale = RESULTS / (module.replace("/", ".") + ".jsonl")
         if stale.exists() and not args.line:
             stale.unlink()
@@ -506,32 +540,34 @@ def run_module(module: str, args: argparse.Namespace,
         finally:
             for worker in workers:
                 worker.close()
-    return _summary(module, outcomes, equivalents)
+    return _summary(module, outcomes, equivalents, scopes(source))
 
 
 def _summary(module: str, outcomes: list[Outcome],
-             equivalents: dict[tuple[str, str, str], str]) -> dict[str, object]:
-    counts = dict.fromkeys(("killed", "timeout", "survived", "equivalent", "error"), 0)
+             equivalents: dict[tuple[str, str, str], str],
+             where: dict[int, str]) -> dict[str, object]:
+    counts = dict.fromkeys(("killed", "crashed", "timeout", "survived", "equivalent"), 0)
     survivors = []
     for outcome in sorted(outcomes, key=lambda o: (o.line, o.what)):
-        status = outcome.status
-        if status == "survived" and (module, outcome.code, outcome.what) in equivalents:
+        status = "crashed" if outcome.status == "error" else outcome.status
+        scope = f"{module}:{where.get(outcome.line, '<module>')}"
+        if status == "survived" and (scope, outcome.code, outcome.what) in equivalents:
             status = "equivalent"
         counts[status] += 1
         if status == "survived":
             survivors.append(f"src/metaplan/{module}:{outcome.line}: {outcome.what}"
-                             f"    [{outcome.code}]")
+                             f"    [{scope} | {outcome.code}]")
     total = sum(counts.values())
-    live = total - counts["equivalent"] - counts["error"]
-    score = (counts["killed"] + counts["timeout"]) / live if live else 1.0
+    live = total - counts["equivalent"]
+    caught = counts["killed"] + counts["crashed"] + counts["timeout"]
+    score = caught / live if live else 1.0
     print(f"-- src/metaplan/{module}: {total} mutants: {counts['killed']} killed, "
-          f"{counts['timeout']} timeout, {counts['survived']} survived, "
-          f"{counts['equivalent']} equivalent, {counts['error']} error; "
-          f"score {score:.1%}", flush=True)
+          f"{counts['crashed']} crashed, {counts['timeout']} timeout, {counts['survived']} "
+          f"survived, {counts['equivalent']} equivalent; score {score:.1%}", flush=True)
     for line in survivors:
         print(f"   survived: {line}")
-    return {"module": module, **counts, "total": total, "score": score,
-            "survivors": survivors}
+    return {"module": module, **counts, "total": total, "caught": caught, "live": live,
+            "score": round(score, 4), "survivors": survivors}
 
 
 def _targets(names: list[str]) -> Iterator[str]:
@@ -554,20 +590,22 @@ def main(argv: list[str] | None = None) -> int:
                         "unmutated run, plus 5)")
     parser.add_argument("--resume", action="store_true", help="skip mutants judged before "
                         "(results in .mutants/)")
+    parser.add_argument("--recheck", action="store_true", help="like --resume, but run the "
+                        "survivors again (after adding tests: what was caught stays caught)")
     parser.add_argument("--line", type=int, action="append", help="only mutants on this line")
     parser.add_argument("--list", action="store_true", help="list the mutants; run nothing")
+    parser.add_argument("--report", action="store_true", help="summarize the results kept in "
+                        ".mutants/ for the modules as they are now; run nothing")
     parser.add_argument("--verbose", action="store_true", help="print killed mutants too")
     parser.add_argument("--json", type=Path, help="write the summary here as JSON")
     args = parser.parse_args(argv)
     equivalents = load_equivalents()
     summaries = [run_module(module, args, equivalents) for module in _targets(args.modules)]
     if not args.list:
-        print("\nmodule                              killed/live  score  (survived, equivalent)")
+        print("\nmodule                              caught/live  score  (survived, equivalent)")
         for s in summaries:
-            live = int(s["total"]) - int(s["equivalent"]) - int(s["error"])  # type: ignore[call-overload]
-            killed = int(s["killed"]) + int(s["timeout"])  # type: ignore[call-overload]
-            print(f"{s['module']:35} {killed:5}/{live:<5} {float(s['score']):6.1%}  "  # type: ignore[arg-type]
-                  f"({s['survived']}, {s['equivalent']})")
+            print(f"{s['module']:35} {s['caught']:>5}/{s['live']!s:<5} "
+                  f"{s['score']:6.1%}  ({s['survived']}, {s['equivalent']})")
     if args.json:
         args.json.write_text(json.dumps(summaries, indent=2) + "\n")
     return 0
