@@ -25,7 +25,7 @@ settings.register_profile("default", max_examples=150, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("mutation", max_examples=30, deadline=None, derandomize=True,
+settings.register_profile("mutation", max_examples=15, deadline=None, derandomize=True,
                           database=None, phases=(Phase.explicit, Phase.generate),
                           suppress_health_check=[HealthCheck.too_slow])
 """For ``tools/mutate.py``: few examples, the same ones every run (a mutant's fate is fixed),

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from pyrsistent import PMap, PVector, pmap
 
 import metaplan
 from conftest import demo_record, make_record
@@ -285,6 +286,397 @@ def test_a_key_added_then_removed_in_one_edit_is_gone(plan: metaplan.Plan) -> No
     new, record = edit.finish("p")
     assert new == plan and [c.op for c in record.changes] == ["add", "remove"]
     assert metaplan.replay(plan, [record]) == new
+
+
+# the public contract, corner by corner (each pins what a faster path must keep) ------------
+
+_WIDE = {
+    "param_plan": {"a": {"is_boundary": True, "params": {"w": {"tp": "R"}}},
+                   "b": {"is_boundary": True}, "c": "opaque", "m": ["x", "y"],
+                   "n": [{"k": 1}]},
+    "boundary_classes": {"a": "MLP", "b": "MLP"},
+    "injections": [{"match": "a", "ep_size": 8}, {"match": "b", "ep_size": 8}],
+    "other": {"deep": {"x": {"y": 1}}, "s": 3, "list": [1]},
+}
+
+
+def _wide() -> metaplan.Plan:
+    return metaplan.Plan.from_json(_WIDE)
+
+
+def _conflict(call: Any, message: str, path: tuple[Any, ...]) -> None:
+    """``call()`` raises the ConflictError ``message`` (the whole text) at ``path``."""
+    with pytest.raises(ConflictError) as info:
+        call()
+    assert str(info.value) == message
+    assert info.value.path == path
+
+
+def test_why_defaults_to_empty_on_every_kind_of_change() -> None:
+    edit = Edit(_wide())
+    edit.set(("param_plan", "a", "is_boundary"), False)
+    edit.set(("param_plan", "a", "params"), {"v": {}})
+    edit.remove(("param_plan", "b"))
+    edit.remove(("other", "s"))
+    edit.insert(("injections", 0), {"match": "z"})
+    assert [c.why for c in edit.changes] == [""] * 5
+
+
+def test_a_path_given_as_a_list_is_recorded_as_a_tuple() -> None:
+    edit = Edit(_wide())
+    edit.set(["param_plan", "a", "is_boundary"], False)
+    edit.remove(["param_plan", "b"])
+    edit.set(["param_plan", "a", "params", "w", "tp"], "S(0)")
+    assert [c.path for c in edit.changes] == [
+        ("param_plan", "a", "is_boundary"), ("param_plan", "b"),
+        ("param_plan", "a", "params", "w", "tp")]
+    assert all(type(c.path) is tuple for c in edit.changes)
+
+
+def test_every_path_starts_with_a_field_name() -> None:
+    edit = Edit(_wide())
+    for call in (lambda: edit.get(()), lambda: edit.get((0,)), lambda: edit.set((0, "x"), 1),
+                 lambda: edit.remove((1,)), lambda: edit.remove(()),
+                 lambda: edit.insert((2, 0), 1)):
+        with pytest.raises(ValueError, match="a path starts with a field name"):
+            call()
+
+
+def test_fqns_named_like_fields_and_keys_are_edited_where_the_path_says() -> None:
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"param_plan": {"x": 0}, "x": {"x": 0}, "m": {"x": 0}},
+        "boundary_classes": {"param_plan": "MLP", "m": "MLP"}})
+    fresh = Edit(plan)
+    fresh.remove(("boundary_classes", "param_plan"))
+    new = fresh.finish("fresh")[0]
+    assert new.to_json()["param_plan"] == plan.to_json()["param_plan"]
+    assert new.to_json()["boundary_classes"] == {"m": "MLP"}
+    edit = Edit(plan)
+    edit.set(("param_plan", "m", "x"), 1)
+    _conflict(lambda: edit.set(("boundary_classes", "param_plan", "x"), 1),
+              'boundary_classes["param_plan"]: expected an object or array to descend into, '
+              'found "MLP"', ("boundary_classes", "param_plan"))
+    _conflict(lambda: edit.set(("boundary_classes", "m", "param_plan"), 1),
+              'boundary_classes["m"]: expected an object or array to descend into, found "MLP"',
+              ("boundary_classes", "m"))
+    edit.remove(("boundary_classes", "param_plan"))
+    new = edit.finish("named")[0]
+    assert new.to_json() == {"param_plan": {"param_plan": {"x": 0}, "x": {"x": 0}, "m": {"x": 1}},
+                             "boundary_classes": {"m": "MLP"}}
+
+
+def test_a_flat_value_set_four_deep_goes_where_the_path_says() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "v"), 1)
+    edit.set(("other", "deep", "x"), None)
+    new, record = edit.finish("deep")
+    assert new.to_json()["param_plan"]["a"] == {"is_boundary": True,
+                                                "params": {"w": {"tp": "R"}, "v": 1}}
+    assert new.to_json()["other"]["deep"] == {"x": None}
+    assert [(c.op, c.old, c.new) for c in record.changes] == [
+        ("add", None, 1), ("set", metaplan.freeze({"y": 1}), None)]
+    assert plan.to_json() == _WIDE
+
+
+def test_set_into_an_entry_that_is_not_an_object_is_a_conflict() -> None:
+    edit = Edit(_wide())
+    _conflict(lambda: edit.set(("param_plan", "c", "x"), 1),
+              'param_plan["c"]: expected an object or array to descend into, found "opaque"',
+              ("param_plan", "c"))
+    _conflict(lambda: edit.set(("param_plan", "zz", "x"), 1),
+              'param_plan["zz"]: the record changes it, but the plan has no such key',
+              ("param_plan", "zz"))
+    message = 'param_plan["a"]: the change names item 0, but this is an object (its keys are names)'
+    _conflict(lambda: edit.set(("param_plan", "a", 0), 1), message, ("param_plan", "a", 0))
+    _conflict(lambda: apply_changes(_wide(), [Change("set", ("param_plan", "a", 0), 1, 2)]),
+              message, ("param_plan", "a", 0))
+    _conflict(lambda: edit.remove(("param_plan", "a", 0)), message, ("param_plan", "a", 0))
+    message = "param_plan: the change names item 0, but this is an object (its keys are names)"
+    _conflict(lambda: edit.remove(("param_plan", 0)), message, ("param_plan", 0))
+    _conflict(lambda: edit.set(("param_plan", 0, "x"), 1), message, ("param_plan", 0))
+    assert edit.changes == ()
+
+
+def test_old_values_that_are_containers_are_recorded_frozen() -> None:
+    edit = Edit(_wide())
+    edit.set(("param_plan", "a", "params"), "none")
+    edit.set(("param_plan", "m", 0), "z")
+    edit.remove(("param_plan", "m"))
+    edit.remove(("param_plan", "n"))
+    old = [c.old for c in edit.changes]
+    assert type(old[0]) is metaplan.JSONMap and old[0] == {"w": {"tp": "R"}}
+    assert old[1] == "x"
+    assert isinstance(old[2], PVector) and list(old[2]) == ["z", "y"]
+    assert isinstance(old[3], PVector) and type(old[3][0]) is metaplan.JSONMap
+
+
+def test_a_value_read_back_is_not_changed_by_later_changes_of_an_edited_entry() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(0)")
+    edit.set(("param_plan", "a", "x"), 1)
+    edit.set(("param_plan", "a", "y"), {"k": [1]})
+    edit.set(("param_plan", "b"), edit.get(("param_plan", "a")))
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(1)")
+    edit.set(("param_plan", "a", "y", "k", 0), 2)
+    new, record = edit.finish("x")
+    assert new.to_json()["param_plan"]["b"] == {"is_boundary": True, "x": 1, "y": {"k": [1]},
+                                                "params": {"w": {"tp": "S(0)"}}}
+    assert new.to_json()["param_plan"]["a"] == {"is_boundary": True, "x": 1, "y": {"k": [2]},
+                                                "params": {"w": {"tp": "S(1)"}}}
+    assert metaplan.thaw(record.changes[3].new) == new.to_json()["param_plan"]["b"]
+    assert metaplan.replay(plan, [record]) == new
+
+
+def test_an_entry_compared_and_then_edited_again_hashes_as_it_now_is() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(0)")
+    edit.set(("param_plan", "a"), edit.get(("param_plan", "a")))  # equal: compared, kept
+    edit.set(("param_plan", "a", "params", "w", "tp"), "S(1)")
+    new, record = edit.finish("x")
+    assert len(record.changes) == 2
+    entry = new.index("param_plan")["a"]
+    assert entry.canonical() == b'{"is_boundary":true,"params":{"w":{"tp":"S(1)"}}}'
+    assert new.content_hash == metaplan.Plan.from_json(new.to_json()).content_hash
+
+
+def _equal_entries(count: int) -> metaplan.Plan:
+    entry = {"is_boundary": True, "params": {"w": {"tp": "R"}}}
+    return metaplan.loads(metaplan.dumps(metaplan.Plan.from_json(
+        {"param_plan": {f"m.{i}": entry for i in range(count)}})))
+
+
+def test_equal_replayed_and_removing_edits_of_equal_entries_share_one_result() -> None:
+    plan = _equal_entries(3)
+    flips = [Change("set", ("param_plan", f"m.{i}", "is_boundary"), True, False)
+             for i in range(3)]
+    entries = apply_changes(plan, flips).index("param_plan")
+    assert entries["m.0"] is entries["m.1"] is entries["m.2"]
+    assert entries["m.0"].thaw() == {"is_boundary": False, "params": {"w": {"tp": "R"}}}
+    edit = Edit(plan)
+    for i in range(3):
+        edit.remove(("param_plan", f"m.{i}", "is_boundary"))
+    new, record = edit.finish("drop")
+    entries = new.index("param_plan")
+    assert entries["m.0"] is entries["m.1"] is entries["m.2"]
+    assert entries["m.0"].thaw() == {"params": {"w": {"tp": "R"}}}
+    assert [(c.op, c.old, c.new) for c in record.changes] == [("remove", True, None)] * 3
+
+
+def test_removing_what_is_not_there_and_setting_what_is_records_nothing() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.remove(("other", "zz"))
+    edit.remove(("other", "deep", "zz"))
+    edit.remove(("param_plan", "a", "zz"))
+    edit.remove(("param_plan", "zz"))
+    edit.remove(("injections", 2))
+    edit.remove(("injections", 5))
+    edit.remove(("param_plan", "m", 2))
+    edit.remove(("nothing",))
+    edit.set(("param_plan", "b"), {"is_boundary": True})
+    edit.set(("param_plan", "a", "params"), {"w": {"tp": "R"}})
+    edit.set(("param_plan", "a", "is_boundary"), True)
+    edit.set(("other", "deep"), {"x": {"y": 1}})
+    edit.set(("other", "deep", "x", "y"), 1)
+    edit.set(("injections", 0), {"match": "a", "ep_size": 8})
+    edit.set(("param_plan", "m", 1), "y")
+    edit.set(("other",), _WIDE["other"])
+    edit.set(("boundary_classes",), {"a": "MLP", "b": "MLP"})
+    new, record = edit.finish("nothing")
+    assert edit.changes == () and new is plan and record.is_noop
+
+
+def test_an_equal_set_keeps_the_value_as_it_was_written() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.set(("injections", 0), {"ep_size": 8, "match": "a"})  # equal: nothing to do
+    edit.set(("injections", 1, "ep_size"), 16)
+    new = edit.finish("x")[0]
+    assert [list(item) for item in new.to_json()["injections"]] == [["match", "ep_size"]] * 2
+    assert len(edit.changes) == 1
+
+
+def test_insert_adds_array_items_only() -> None:
+    edit = Edit(_wide())
+    for path, where in ((("param_plan", "a", "is_boundary"), 'param_plan["a"].is_boundary'),
+                        (("param_plan", "a"), 'param_plan["a"]'), (("other",), "other"),
+                        (("other", "deep", "x"), "other.deep.x")):
+        with pytest.raises(ConflictError) as info:
+            edit.insert(path, 1)
+        assert str(info.value) == (f"{where}: insert adds array items; this is an object key "
+                                   "(use set)")
+        assert info.value.path == path
+    edit.insert(("injections", 2), {"match": "z"})
+    edit.set(("other", "new"), {"a": 1})
+    edit.set(("param_plan", "a", "new"), [1])
+    assert [(c.op, c.old) for c in edit.changes] == [("add", None)] * 3
+    _conflict(lambda: edit.insert(("injections", -1), 1),
+              "injections[-1]: cannot insert at -1 into an array of 3 items", ("injections", -1))
+
+
+def test_array_items_out_of_range_or_named_are_conflicts() -> None:
+    edit = Edit(_wide())
+    _conflict(lambda: edit.set(("injections", -1), 1),
+              "injections[-1]: the change expects an item at -1, but the array has 2 items",
+              ("injections", -1))
+    _conflict(lambda: edit.set(("injections", 2), 1),
+              "injections[2]: the change expects an item at 2, but the array has 2 items",
+              ("injections", 2))
+    _conflict(lambda: apply_changes(_wide(), [Change("remove", ("injections", 2), 1, None)]),
+              "injections[2]: the change expects an item at 2, but the array has 2 items",
+              ("injections", 2))
+    for index in (-1, 2):
+        _conflict(lambda index=index: edit.set(("injections", index, "match"), "z"),
+                  f"injections[{index}]: the change names it, but the array has 2 items",
+                  ("injections", index))
+    _conflict(lambda: edit.set(("injections", "x", "match"), "z"),
+              "injections.x: the change names it, but the array has 2 items",
+              ("injections", "x"))
+    _conflict(lambda: edit.set(("other", "list", "x"), 1),
+              "other.list: expected an object to hold key 'x', found an array (its items are "
+              "numbered)", ("other", "list", "x"))
+    _conflict(lambda: edit.set(("other", "deep", 0), 1),
+              "other.deep: the change names item 0, but this is an object (its keys are names)",
+              ("other", "deep", 0))
+    assert edit.changes == ()
+
+
+def test_entries_that_are_arrays_are_edited_item_by_item_and_come_out_frozen() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    edit.set(("param_plan", "m", 0), "z")
+    edit.insert(("param_plan", "m", 2), "w")
+    edit.remove(("param_plan", "m", 1))
+    edit.set(("param_plan", "n", 0, "k"), 2)
+    edit.set(("other", "list", 0), 5)
+    edit.set(("injections", 1), "b")
+    assert edit.get(("param_plan", "m")) == ["z", "w"]
+    new, record = edit.finish("items")
+    entries = new.index("param_plan")
+    assert isinstance(entries["m"], PVector) and list(entries["m"]) == ["z", "w"]
+    assert isinstance(entries["n"], PVector) and type(entries["n"][0]) is metaplan.JSONMap
+    assert entries["n"][0]["k"] == 2
+    assert new.to_json()["other"]["list"] == [5]
+    assert new.to_json()["injections"] == [{"match": "a", "ep_size": 8}, "b"]
+    assert [(c.op, c.path[2:], c.old, c.new) for c in record.changes[:4]] == [
+        ("set", (0,), "x", "z"), ("add", (2,), None, "w"), ("remove", (1,), "y", None),
+        ("set", (0, "k"), 1, 2)]
+    assert plan.to_json() == _WIDE
+    assert metaplan.replay(plan, [record]) == new
+
+
+def test_a_map_edited_in_a_few_keys_is_evolved_from_its_persistent_map() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {f"m{i}": {"x": i} for i in range(50)},
+                                    "boundary_classes": {f"m{i}": "MLP" for i in range(50)}})
+    classes = plan.boundary_classes  # both persistent maps built before the edit
+    assert len(plan.param_plan) == 50
+    edit = Edit(plan)
+    edit.remove(("boundary_classes", "zz"))  # read, not changed
+    edit.set(("param_plan", "m1", "x"), 100)
+    edit.remove(("param_plan", "m2"))
+    edit.set(("param_plan", "new"), {"x": -1})
+    edit.set(("param_plan", "tmp"), {"x": -2})
+    edit.remove(("param_plan", "tmp"))
+    new = edit.finish("few")[0]  # 4 keys of 50: the map is evolved, not rebuilt
+    expected = {f"m{i}": {"x": i} for i in range(50) if i != 2}
+    expected |= {"m1": {"x": 100}, "new": {"x": -1}}
+    assert isinstance(new.param_plan, PMap)
+    assert metaplan.thaw(new.param_plan) == expected == new.to_json()["param_plan"]
+    assert new.boundary_classes is classes
+    assert new.content_hash == metaplan.Plan.from_json(new.to_json()).content_hash
+    many = Edit(plan)
+    for i in range(50):
+        many.set(("param_plan", f"m{i}", "x"), i + 1)
+    rebuilt = many.finish("many")[0]
+    assert metaplan.thaw(rebuilt.param_plan) == {f"m{i}": {"x": i + 1} for i in range(50)}
+    assert rebuilt.boundary_classes is classes
+
+
+def test_whole_fields_replaced_hash_and_read_as_written() -> None:
+    plan = _wide()
+    assert plan.content_hash
+    edit = Edit(plan)
+    edit.set(("param_plan",), {"only": {"x": 1}})
+    edit.set(("other",), {"k": 1})
+    edit.set(("boundary_classes",), None)
+    new = edit.finish("whole")[0]
+    assert new.to_json() == {**_WIDE, "param_plan": {"only": {"x": 1}}, "other": {"k": 1},
+                             "boundary_classes": None}
+    assert new["other"] == {"k": 1} and type(new["other"]) is metaplan.JSONMap
+    assert new.content_hash == metaplan.Plan.from_json(new.to_json()).content_hash
+
+
+def test_reads_of_items_and_of_values_that_hold_no_such_key() -> None:
+    plan = _wide()
+    edit = Edit(plan)
+    assert edit.get(("injections", 0, "match")) == "a"
+    assert edit.get(("injections", 1)) == {"match": "b", "ep_size": 8}
+    for path in (("injections", -1), ("injections", 2), ("injections", "x"),
+                 ("other", "s", "x"), ("other", "deep", 0), ("param_plan", "c", "x")):
+        assert edit.get(path, "none") == "none"
+    assert edit.get(("param_plan", "a")) is plan.index("param_plan")["a"]  # not copied
+    held = metaplan.Plan(pmap({"other": pmap({"k": 1})}))
+    assert Edit(held).get(("other", "k")) == 1
+    assert Edit(held).get(("other", 0), "none") == "none"
+
+
+def _nested(levels: int, make: Any) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = make(value)
+    return value
+
+
+def test_the_nesting_limit_holds_exactly_for_every_kind_of_value() -> None:
+    plan = _wide()
+    where = ("param_plan", "a", "deep")  # the value's containers start at level 4
+    for make in (lambda v: [v], lambda v: {"k": v}, lambda v: metaplan.freeze({"k": v}),
+                 lambda v: [v, 1]):  # a scalar checked before the deep item
+        fits = apply_changes(plan, [Change("add", where, None, _nested(251, make))])
+        assert metaplan.loads(metaplan.dumps(fits)) == fits
+        with pytest.raises(metaplan.PlanError, match="more than 254 levels") as info:
+            apply_changes(plan, [Change("add", where, None, _nested(252, make))])
+        assert info.value.path == where
+    long = ("other", *["x"] * 254)
+    with pytest.raises(metaplan.PlanError, match="more than 254 levels") as info:
+        Edit(plan).set(long, 1)
+    assert info.value.path == long[:6]
+    _conflict(lambda: Edit(plan).set(long[:-1], 1),
+              "other.x: the record changes it, but the plan has no such key", ("other", "x"))
+    _conflict(lambda: Edit(plan).remove(("other", "deep", *["x"] * 300)),
+              "other.deep.x.x: the record changes it, but the plan has no such key",
+              ("other", "deep", "x", "x"))
+
+
+def test_edit_apply_records_the_very_changes_given() -> None:
+    plan = _wide()
+    changes = [Change("set", ("param_plan", "a", "is_boundary"), True, False, "flip"),
+               Change("set", ("injections", 0), {"ep_size": 8, "match": "a"}, "z")]
+    edit = Edit(plan)
+    for change in changes:
+        edit.apply(change)
+    assert all(a is b for a, b in zip(edit.finish("given")[1].changes, changes, strict=True))
+
+
+@pytest.mark.parametrize("new", [5, True, False, "s"])
+def test_a_replayed_set_expecting_no_value_does_not_add_the_key(new: Any) -> None:
+    plan = _wide()
+    change = Change("set", ("param_plan", "a", "zz"), metaplan.MISSING, new)
+    with pytest.raises(ConflictError, match="the plan has no such key") as info:
+        apply_changes(plan, [change])
+    assert info.value.path == change.path
+
+
+def test_a_replayed_add_of_a_flag_over_a_null_is_a_conflict() -> None:
+    _conflict(lambda: apply_changes(_wide(), [Change("add", ("other", "s"), None, True)]),
+              "other.s: the record adds it, but the plan already has 3", ("other", "s"))
+    plan = metaplan.Plan.from_json({"param_plan": {"a": {"n": None}}})
+    _conflict(lambda: apply_changes(plan, [Change("add", ("param_plan", "a", "n"), None, True)]),
+              'param_plan["a"].n: the record adds it, but the plan already has null',
+              ("param_plan", "a", "n"))
 
 
 # the fast paths make what the general walk makes -------------------------------------

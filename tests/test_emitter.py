@@ -128,3 +128,18 @@ def test_entries_given_as_other_mappings_are_read_too() -> None:
                                "boundary_classes": pmap({"m": "C"})}))
     assert list(object_entries(plan)) == [("m", {"is_boundary": True, "p": [1]})]
     assert boundaries_by_class(plan) == {"C": [("m", {"is_boundary": True, "p": [1]})]}
+
+
+def test_the_injection_index_skips_what_upstream_skips_and_reads_on_after_a_conflict() -> None:
+    from pyrsistent import pmap
+
+    fields: dict[str, Any] = {
+        "param_plan": pmap({}), "boundary_classes": pmap({"a": "M", "": "E"}),
+        "injections": ("not an object", {"match": "", "inner_target": "empty match"},
+                       {"match": "a", "inner_target": "x"}, {"match": "a", "inner_target": "y"},
+                       {"match": "a", "inner_target": "z", "local_compute_fn": "f"})}
+    plan = metaplan.Plan(pmap(fields))
+    index, conflicts = injection_index(plan)
+    assert index == {"M": None}
+    assert [(c.class_name, c.key, c.at) for c in conflicts] == [("M", "inner_target", 3),
+                                                                   ("M", "inner_target", 4)]

@@ -114,3 +114,18 @@ def test_build_pipeline_keeps_its_settings_for_every_run() -> None:
     assert stage == metaplan.strip_ep_sub_boundaries(
         specs=metaplan.SpecRegistry.of([spec]), rules=[metaplan.InlineRule(("m",), "x.fn")],
         model_type="llama")
+
+
+def test_build_pipeline_keeps_rules_given_once_as_an_iterator() -> None:
+    target = "pkg.moe.MoE.forward"
+    specs = metaplan.SpecRegistry.of([metaplan.StrategySpec(target, "moe", "MoE")])
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"m": {"is_boundary": True}, "m.experts.0": {"is_boundary": True}},
+        "boundary_classes": {"m": "MoE", "m.experts.0": "Expert"}})
+    built = metaplan.build_pipeline("strip-ep-sub-boundaries,strip-ep-sub-boundaries",
+                                    specs=specs,
+                                    rules=(r for r in [metaplan.InlineRule(("m",), target)]))
+    assert built.passes[0] == built.passes[1]  # each stage built from the same rules
+    first, again = built.run(plan), built.run(plan)
+    assert len(first.records[0]) == len(again.records[0]) > 0
+    assert first.final == again.final

@@ -289,6 +289,54 @@ def test_the_command_runs_spec_coverage_when_asked_for(tmp_path: Path) -> None:
 # the boundary predicate and placements, alone --------------------------------------------
 
 
+def test_a_boundary_without_a_class_says_why_it_is_a_boundary() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {
+        "a": {"is_boundary": True}, "b": {"is_boundary": 1},
+        "c": {"in_src": {"x": {"tp": "R"}}, "out_names": ["y"], "in_dst": {}},
+        "d": {"is_boundary": None, "out_dst": {"y": {"tp": "R"}}}, "e": {"is_boundary": True}},
+        "boundary_classes": {"e": ""}})
+    found = {v.path[1]: v.message for v in metaplan.verify(plan, ["boundary-class"])}
+    assert found["a"] == ("a boundary with no class in boundary_classes; add its class, or "
+                          "mark it is_boundary: false")
+    assert found["b"].startswith("a boundary (is_boundary is a number (1), which is truthy) "
+                                 "with no class")
+    assert found["c"].startswith("a boundary (no is_boundary; it has in_src, out_names) with")
+    assert found["d"].startswith("a boundary (no is_boundary; it has out_dst) with no class")
+    assert found["e"].startswith('a boundary with a class that is a string (""), not a class '
+                                 "name; add its class")
+
+
+def test_entries_given_as_other_mappings_are_objects() -> None:
+    from pyrsistent import pmap
+
+    fields: dict[str, Any] = {"param_plan": pmap({"m": {"is_boundary": False}, "n": "junk"})}
+    found = metaplan.verify(metaplan.Plan(pmap(fields)), ["entry-object"])
+    assert [(v.check, v.path) for v in found] == [("entry-object", ("param_plan", "n"))]
+
+
+def test_spec_coverage_reads_targets_in_every_form_and_skips_empty_ones() -> None:
+    forms: list[Any] = ["", UNKNOWN, {"target": UNKNOWN}, {"_target_": UNKNOWN},
+                        {"_target_": "", "target": UNKNOWN}, {"_target_": ""}, {"target": ""},
+                        {"other": UNKNOWN}, None]
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {}}, "injections": [
+        {"match": "m", "local_compute_fn": form} for form in forms]})
+    found = metaplan.verify(plan, ["spec-coverage"])
+    assert [v.path for v in found] == [("injections", 1, "local_compute_fn")]
+    assert "also named at injections[2].local_compute_fn, injections[3].local_compute_fn, " \
+        "injections[4].local_compute_fn" in found[0].message
+
+
+def test_a_contract_difference_names_a_key_other_than_params() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {
+        "a": {"is_boundary": True, "params": {"w": {"tp": "R"}}},
+        "b": {"is_boundary": True, "params": {"w": {"tp": "S(0)"}},
+              "skip_source_lowering": True}, "c": {"is_boundary": True}},
+        "boundary_classes": {"a": "C", "b": "C", "c": "C"}})
+    (found,) = metaplan.verify(plan, ["single-contract"])
+    assert found.message.startswith("class C has 2 boundary contracts: a has "
+                                    "skip_source_lowering (absent), b has true")
+
+
 def test_the_boundary_predicate_is_upstreams() -> None:
     cases: dict[bool, tuple[Any, ...]] = {
         True: ({"is_boundary": True}, {"is_boundary": 1}, {"is_boundary": "false"},

@@ -202,7 +202,8 @@ class Edit:
         return True
 
     def remove(self, path: Sequence[Key], why: str = "") -> None:
-        """Remove the key (or array item) at ``path``; nothing when there is none."""
+        """Remove the key (or array item) at ``path``; nothing when there is none (a
+        :class:`~metaplan.errors.ConflictError` when its parent does not exist)."""
         if not self._done and type(path) is tuple and len(path) == 2 and type(path[1]) is str:
             state = self._top.get(path[0])  # type: ignore[arg-type]
             if state is None:
@@ -322,7 +323,8 @@ class Edit:
         if type(leaf) is not str:
             _not_an_object(raw, path[:2], leaf)
         current = raw.get(leaf, MISSING)
-        if op == "set" and checked and current is old and type(new) is bool:
+        if op == "set" and checked and current is old and current is not MISSING \
+                and type(new) is bool:
             found = current  # the flag flips passes make: checked by identity
         else:
             found = _decide(op, path, current, old, new, checked)
