@@ -29,7 +29,7 @@ from metaplan.testing import (
     violating_plan_dicts,
 )
 from metaplan.verify import CHECKS as CHECK_FUNCTIONS
-from metaplan.verify import DEFAULT_CHECKS
+from metaplan.verify import DEFAULT_CHECKS, frozen_sharded_params, sharded_params
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
 Raw = dict[str, Any]
@@ -312,6 +312,9 @@ def test_entries_given_as_other_mappings_are_objects() -> None:
     fields: dict[str, Any] = {"param_plan": pmap({"m": {"is_boundary": False}, "n": "junk"})}
     found = metaplan.verify(metaplan.Plan(pmap(fields)), ["entry-object"])
     assert [(v.check, v.path) for v in found] == [("entry-object", ("param_plan", "n"))]
+    fields["injections"] = ("junk", {"match": "m", "local_compute_fn": UNKNOWN})
+    found = metaplan.verify(metaplan.Plan(pmap(fields)), ["spec-coverage"])
+    assert [v.path for v in found] == [("injections", 1, "local_compute_fn")]
 
 
 def test_spec_coverage_reads_targets_in_every_form_and_skips_empty_ones() -> None:
@@ -335,6 +338,93 @@ def test_a_contract_difference_names_a_key_other_than_params() -> None:
     (found,) = metaplan.verify(plan, ["single-contract"])
     assert found.message.startswith("class C has 2 boundary contracts: a has "
                                     "skip_source_lowering (absent), b has true")
+
+
+def test_spec_coverage_messages_say_the_model_type_its_source_and_every_place() -> None:
+    def message(model_type: str | None, count: int) -> str:
+        raw: Raw = {"param_plan": {"m": {}}, "injections": [
+            {"match": f"m{i}", "local_compute_fn": UNKNOWN} for i in range(count)]}
+        if model_type is not None:
+            raw["model_type"] = model_type
+        (found,) = metaplan.verify(metaplan.Plan.from_json(raw), ["spec-coverage"])
+        return found.message
+
+    named = [f"injections[{i}].local_compute_fn" for i in range(1, 6)]
+    assert message(None, 1) == (f"no strategy spec for {UNKNOWN} (model type None; gap 1 of "
+                                "1); add a spec for it (--specs), or fix the target")
+    assert message(None, 6).endswith(f"gap 1 of 1); also named at {', '.join(named[:3])} and "
+                                     "2 more; add a spec for it (--specs), or fix the target")
+    assert f"gap 1 of 1); also named at {', '.join(named[:3])}; add" in message(None, 4)
+    assert f"also named at {', '.join(named[:3])} and 1 more; add" in message(None, 5)
+    assert f"gap 1 of 1); also named at {named[0]}; add" in message(None, 2)
+    assert ("(model type 'DeepseekV3ForCausalLM' from the plan's model_type, read as "
+            "'deepseek_v3'; gap 1 of 1)") in message("DeepseekV3ForCausalLM", 1)
+    assert "(model type 'deepseek_v3' from the plan's model_type; gap" in message(
+        "deepseek_v3", 1)
+
+
+def test_frozen_sharded_params_messages_show_three_names_and_count_the_rest() -> None:
+    def message(listed: list[str]) -> str:
+        plan = metaplan.Plan.from_json({
+            "param_plan": {"m": {"params": {"w": {"tp": "S(0)"}, "v": {"tp": "R"}}}},
+            "mesh_dim_names": ["tp"], "frozen_sharded_params": listed})
+        assert sharded_params(plan) == ["m.w"]
+        (found,) = metaplan.verify(plan, ["frozen-sharded-params"])
+        return found.message
+
+    assert message(["a.w", "b.w", "c.w", "d.w", "e.w"]).endswith(
+        "1 sharded param(s) not listed (m.w); 5 listed but with no S/SS/P placement (a.w, b.w, "
+        "c.w and 2 more)")
+    assert message(["a.w", "b.w", "c.w", "m.w"]).endswith(
+        "sorted: 3 listed but with no S/SS/P placement (a.w, b.w, c.w)")
+    assert message(["a.w", "b.w", "c.w", "d.w", "m.w"]).endswith("(a.w, b.w, c.w and 1 more)")
+
+
+def test_frozen_sharded_params_each_way_it_can_be_wrong() -> None:
+    base: Raw = {"param_plan": {"m": {"params": {"w": {"tp": "S(0)"}, "u": {"tp": "SS(0,2)"},
+                                                 "v": {"tp": "R"}}}}, "mesh_dim_names": ["tp"]}
+
+    def found(listed: Any = None, sharded: set[str] | None = None) -> list[str]:
+        raw = base if listed is None else {**base, "frozen_sharded_params": listed}
+        plan = metaplan.Plan.from_json(raw)
+        return [v.message.removeprefix("must list FQN.param of every param with a non-R "
+                                       "placement, sorted: ")
+                for v in frozen_sharded_params(plan, sharded)]
+
+    assert found() == [] and found(["m.u", "m.w"]) == []
+    assert found("m.w") == ['must be an array of parameter FQNs, found a string ("m.w")']
+    assert found(["m.w", 5]) == ["must be an array of parameter FQNs, found an array"]
+    assert found(["m.u", "m.w", "m.w"]) == ["1 listed twice"]
+    assert found(["m.w", "m.u"]) == ["the right names, out of order"]
+    assert found(["m.u"]) == ["1 sharded param(s) not listed (m.w)"]
+    assert found(["m.u", "m.w", "x.w"]) == ["1 listed but with no S/SS/P placement (x.w)"]
+    assert found(["x.w"], {"x.w"}) == []  # the caller's set, when given, is the one wanted
+    assert found(["m.u", "m.w"], {"x.w"}) == [
+        "1 sharded param(s) not listed (x.w); 2 listed but with no S/SS/P placement (m.u, m.w)"]
+
+
+def test_placements_are_judged_against_mesh_dim_names_when_they_are_names() -> None:
+    junk = ("placement", ("param_plan", "m", "in_src"),
+            'expected an object of name -> {axis: placement}, found a string ("junk")')
+    bad = ("placement", ("param_plan", "m", "params", "w", "tp"), '"S(x)" does not parse: '
+           "S(x) has no integer dim; write R, S(dim), P(reduce_op) or SS(dim,factor)")
+
+    def found(names: Any) -> list[tuple[str, Path_, str]]:
+        raw: Raw = {"param_plan": {"m": {"in_src": "junk",
+                                         "params": {"w": {"tp": "S(x)", "dp": "R"}}}}}
+        if names is not None:
+            raw["mesh_dim_names"] = names
+        return [(v.check, v.path, v.message)
+                for v in metaplan.verify(metaplan.Plan.from_json(raw), ["placement"])]
+
+    assert found(None) == found([]) == [junk, bad]  # no names: any axis
+    odd = ("placement", ("mesh_dim_names",), "must be an array of axis names, found ")
+    assert found(["tp", 5]) == [(*odd[:2], odd[2] + "an array"), junk, bad]
+    assert found("") == [(*odd[:2], odd[2] + 'a string ("")'), junk, bad]
+    assert found(["tp"]) == [junk, ("placement", ("param_plan", "m", "params", "w", "dp"),
+                                    'axis "dp" is not in mesh_dim_names [tp]: the runtime '
+                                    "resolves placements on those axes only, so this one "
+                                    "would be silently ignored"), bad]
 
 
 def test_the_boundary_predicate_is_upstreams() -> None:
