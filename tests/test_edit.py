@@ -918,3 +918,10 @@ def test_a_value_read_back_is_not_changed_by_later_changes() -> None:
     assert new.to_json()["param_plan"]["b"] == {"params": {"w": {"tp": "S(0)"}}}
     assert metaplan.thaw(record.changes[1].new) == {"params": {"w": {"tp": "S(0)"}}}
     assert metaplan.replay(plan, [record]) == new
+
+
+def test_an_item_number_finds_nothing_in_an_object_held_as_a_pmap() -> None:
+    fields: dict[str, Any] = {"param_plan": pmap({}), "x": pmap({1: "one", "1": "text"})}
+    edit = Edit(metaplan.Plan(pmap(fields)))
+    assert edit.get(("x", 1), "absent") == "absent"
+    assert edit.get(("x", "1")) == "text"

@@ -29,7 +29,13 @@ from metaplan.testing import (
     violating_plan_dicts,
 )
 from metaplan.verify import CHECKS as CHECK_FUNCTIONS
-from metaplan.verify import DEFAULT_CHECKS, frozen_sharded_params, sharded_params
+from metaplan.verify import (
+    DEFAULT_CHECKS,
+    frozen_sharded_params,
+    parse_checks,
+    placements,
+    sharded_params,
+)
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
 Raw = dict[str, Any]
@@ -425,6 +431,65 @@ def test_placements_are_judged_against_mesh_dim_names_when_they_are_names() -> N
                                     'axis "dp" is not in mesh_dim_names [tp]: the runtime '
                                     "resolves placements on those axes only, so this one "
                                     "would be silently ignored"), bad]
+    nulls = metaplan.Plan.from_json({"param_plan": {"n": {
+        "params": {"w": None, "u": {"tp": None, "dp": 5, "ep": "S(x)"}}, "in_src": "junk",
+        "out_src": {"y": {"tp": "S(y)"}}}}})  # null names and axes are skipped; all is judged
+    assert [v.path for v in metaplan.verify(nulls, ["placement"])] == [
+        ("param_plan", "n", "in_src"), ("param_plan", "n", "out_src", "y", "tp"),
+        ("param_plan", "n", "params", "u", "dp"), ("param_plan", "n", "params", "u", "ep")]
+    assert [v.path for v in placements(nulls)] == [v.path for v in metaplan.verify(
+        nulls, ["placement"])]
+    unnamed = metaplan.Plan.from_json({"param_plan": {"m": {"params": {
+        "": {"tp": "S(0)"}, "w": {"tp": "R"}}}}})
+    assert sharded_params(unnamed) == ["m"]  # a param with no name is the module's own
+    odd_value = metaplan.Plan.from_json({"param_plan": {"n": {"out_src": {"y": {"tp": ["S(0)"]}}}}})
+    assert [(v.path, v.message) for v in metaplan.verify(odd_value, ["placement"])] == [
+        (("param_plan", "n", "out_src", "y", "tp"), "a placement is a string (R, S(dim), "
+         "P(reduce_op) or SS(dim,factor)), found an array")]
+
+
+@pytest.mark.parametrize(("key", "bad", "path", "need", "good"), [
+    ("codegen_version", 5, (), "a string, found a number (5)", "0.3"),
+    ("signature", 5, (), "a string, found a number (5)", "s"),
+    ("yaml_path", 5, (), "a string, found a number (5)", "a.yaml"),
+    ("yaml_sha256", [], (), "a string, found an array", "0" * 64),
+    ("source", "x", (), 'an object, found a string ("x")', {"architecture": "A"}),
+    ("parallel_dims", [], (), "an object, found an array", {"tp": 2}),
+    ("outputs", 1, (), "an object, found a number (1)", {}),
+    ("entrypoints", {"a": "f", "b": 3}, ("b",), "a string (a function name), found a number (3)",
+     {"a": "f"}),
+    ("entrypoints", [], (), "an object of name -> function name, found an array", {}),
+    ("covered", {"sharding_plan": 1}, ("sharding_plan",), "a boolean, found a number (1)",
+     {"sharding_plan": False}),
+    ("covered", "x", (), 'an object with a boolean sharding_plan, found a string ("x")',
+     {"sharding_plan": True}),
+    ("not_covered", ["a", 1], (1,), "a string, found a number (1)", ["a"]),
+    ("remote_siblings", "x", (), 'an array (of items that are a string), found a string ("x")',
+     []),
+    ("external_state_classes", ("A", 2), (1,), "a string, found a number (2)", ("A",)),
+    ("module_overrides", ({"match": "a"}, "x"), (1,), 'an object, found a string ("x")',
+     ({"match": "a"},)),
+    ("module_overrides", "x", (), 'an array (of items that are an object), found a string ("x")',
+     ()),
+])
+def test_each_schema_field_has_its_type(key: str, bad: Any, path: Path_, need: str,
+                                         good: Any) -> None:
+    from pyrsistent import pmap
+
+    def found(value: Any) -> list[tuple[Path_, str]]:
+        plan = metaplan.Plan(pmap({"param_plan": pmap({"m": {}}), key: metaplan.freeze(value)}))
+        return [(v.path, v.message) for v in metaplan.verify(plan, ["schema"])]
+
+    assert found(bad) == [((key, *path), f"must be {need}")]
+    assert found(good) == []
+
+
+def test_check_names_are_read_once_each_and_unknown_ones_named() -> None:
+    assert parse_checks(" class_key, single-contract,class-key") == ("class-key",
+                                                                     "single-contract")
+    assert parse_checks(["schema", "schema"]) == ("schema",)
+    with pytest.raises(metaplan.SpecError, match=r"^checks: unknown check 'zzz'; known: "):
+        parse_checks("zzz")
 
 
 def test_the_boundary_predicate_is_upstreams() -> None:
