@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -267,10 +268,14 @@ def test_a_specs_file_reads_every_field(tmp_path: Path) -> None:
 ])
 def test_a_bad_specs_file_says_what_and_where(content: Any, message: str,
                                              tmp_path: Path) -> None:
-    path = tmp_path / "specs.json"
+    _refused(metaplan.load_specs, tmp_path / "specs.json", content, message)
+
+
+def _refused(load: Callable[[Path], object], path: Path, content: Any, message: str) -> None:
+    """``load`` refuses ``path`` holding ``content`` with ``message``, naming the file."""
     path.write_text(json.dumps(content))
     with pytest.raises(metaplan.SpecError, match=re.escape(message)) as info:
-        metaplan.load_specs(path)
+        load(path)
     assert str(info.value).startswith(f"{path}: ")
 
 
@@ -309,11 +314,7 @@ def test_a_rules_file_reads_every_field(tmp_path: Path) -> None:
 ])
 def test_a_bad_rules_file_says_what_and_where(content: Any, message: str,
                                              tmp_path: Path) -> None:
-    path = tmp_path / "rules.json"
-    path.write_text(json.dumps(content))
-    with pytest.raises(metaplan.SpecError, match=re.escape(message)) as info:
-        metaplan.load_rules(path)
-    assert str(info.value).startswith(f"{path}: ")
+    _refused(metaplan.load_rules, tmp_path / "rules.json", content, message)
 
 
 # model types --------------------------------------------------------------------------

@@ -318,7 +318,8 @@ def test_entries_given_as_other_mappings_are_objects() -> None:
     fields: dict[str, Any] = {"param_plan": pmap({"m": {"is_boundary": False}, "n": "junk"})}
     found = metaplan.verify(metaplan.Plan(pmap(fields)), ["entry-object"])
     assert [(v.check, v.path) for v in found] == [("entry-object", ("param_plan", "n"))]
-    fields["injections"] = ("junk", {"match": "m", "local_compute_fn": UNKNOWN})
+    fields["injections"] = ("junk", {"match": "m", "local_compute_fn": UNKNOWN},
+                            {"match": "m", "local_compute_fn": {"_target_": 5}})
     found = metaplan.verify(metaplan.Plan(pmap(fields)), ["spec-coverage"])
     assert [v.path for v in found] == [("injections", 1, "local_compute_fn")]
 
@@ -490,6 +491,28 @@ def test_check_names_are_read_once_each_and_unknown_ones_named() -> None:
     assert parse_checks(["schema", "schema"]) == ("schema",)
     with pytest.raises(metaplan.SpecError, match=r"^checks: unknown check 'zzz'; known: "):
         parse_checks("zzz")
+
+
+def test_a_verification_holds_only_what_its_checks_found() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"params": {"w": {"tp": "S(-1)"}}}},
+                                    "frozen_sharded_params": ["m.w"]})
+    alone = metaplan.verification(plan, ["frozen-sharded-params"])
+    assert alone.violations == () and alone.notes == ()  # notes are the placement check's
+    assert alone.checks == ("frozen-sharded-params",)
+    both = metaplan.verification(plan, ["placement", "frozen-sharded-params"])
+    assert [note.path for note in both.notes] == [("param_plan", "m", "params", "w", "tp")]
+    assert both.checks == ("frozen-sharded-params", "placement")
+
+
+def test_a_verifier_is_a_frozen_value_named_by_its_settings() -> None:
+    chosen = metaplan.verifier(["schema"], rules=[metaplan.InlineRule(("x",), "a.b")])
+    assert chosen.__name__ == repr(chosen)
+    assert repr(chosen).startswith("verify(checks=('schema',), rules=")
+    assert "1 rules" in repr(chosen)
+    assert metaplan.verifier().__name__ == "verify()"
+    assert metaplan.verifier(model_type=None).__name__ == "verify(model_type=None)"
+    with pytest.raises(AttributeError):
+        chosen.checks = None  # type: ignore[attr-defined]
 
 
 def test_the_boundary_predicate_is_upstreams() -> None:
