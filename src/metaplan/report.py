@@ -49,6 +49,7 @@ __all__ = [
     "format_flat",
     "format_folded",
     "format_stats",
+    "plural",
     "printable",
 ]
 
@@ -87,7 +88,8 @@ def printable(name: str) -> str:
     return name if name and name.isprintable() else json.dumps(name)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """``count`` (with thousands separators) and ``word``, with an s unless there is one."""
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
@@ -102,15 +104,15 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
         groups.setdefault(group, []).append(change_line(change, label))
     top = groups.pop(_TOP, [])
     in_modules = sum(map(len, groups.values()))
-    lines = [f"{_plural(len(record), 'change')}: {_plural(len(groups), 'module')} "
-             f"({_plural(in_modules, 'change')}), {_plural(len(top), 'top-level change')}"]
+    lines = [f"{plural(len(record), 'change')}: {plural(len(groups), 'module')} "
+             f"({plural(in_modules, 'change')}), {plural(len(top), 'top-level change')}"]
     if top:
         lines += [_TOP, *(f"  {line}" for line in top)]
     fqns = sorted(groups, key=natural_key)
     for fqn in fqns if limit is None else fqns[:limit]:
         lines += [printable(fqn), *(f"  {line}" for line in groups[fqn])]
     if limit is not None and len(fqns) > limit:
-        lines.append(f"... and {_plural(len(fqns) - limit, 'more module')}")
+        lines.append(f"... and {plural(len(fqns) - limit, 'more module')}")
     return "\n".join(lines) + "\n"
 
 
@@ -124,7 +126,7 @@ def _group_lines(group: Group) -> list[str]:
     if group.kind == "items":
         sign = "+" if group.lines[0].op == "add" else "-"
         return [f"  {sign} {group.field} items: {group.pattern}  "
-                f"({_plural(group.size, 'item')})"]
+                f"({plural(group.size, 'item')})"]
     lines = []
     for line in group.lines:
         label = line.label
@@ -135,7 +137,7 @@ def _group_lines(group: Group) -> list[str]:
         else:
             text = f"~ {label}: {_shown(line.old)} -> {_shown(line.new)}"
         if group.kind == "paths" and group.size > 1:
-            text += f"  ({_plural(group.size, 'change')})"
+            text += f"  ({plural(group.size, 'change')})"
         lines.append(f"  {text}")
     return lines
 
@@ -150,15 +152,15 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
     top = [group for group in groups if group.kind != "modules"]
     touched = sum(group.size for group in modules)
     in_top = sum(group.size for group in top)  # changes, as format_diff counts them
-    lines = [f"{_plural(len(record), 'change')}: {_plural(touched, 'module')} in "
-             f"{_plural(len(modules), 'group')}, {_plural(in_top, 'top-level change')}"]
+    lines = [f"{plural(len(record), 'change')}: {plural(touched, 'module')} in "
+             f"{plural(len(modules), 'group')}, {plural(in_top, 'top-level change')}"]
     if top:
         lines.append(_TOP)
         for group in top:
             lines += _group_lines(group)
     for group in modules:
         lines.append(printable(group.pattern)
-                     + (f"  ({_plural(group.size, 'module')})" if group.size > 1 else ""))
+                     + (f"  ({plural(group.size, 'module')})" if group.size > 1 else ""))
         lines += _group_lines(group)
     return "\n".join(lines) + "\n"
 
@@ -214,23 +216,27 @@ def _side(value: Any) -> str:
     return "(absent)" if value is MISSING else shorten(value, 60)
 
 
+def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The keys, sorted, where two objects hold different values (or one holds none)."""
+    return [key for key in sorted({*a, *b})
+            if not json_equal(a.get(key, MISSING), b.get(key, MISSING))]
+
+
 def _clash(conflict: Conflict) -> str:
     """The three values of a conflict; for objects, only the keys where the sides differ."""
     base, ours, theirs = conflict.base, conflict.ours, conflict.theirs
     if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
         old = base if isinstance(base, Mapping) else {}
-        keys = [key for key in sorted({*ours, *theirs})
-                if not json_equal(ours.get(key, MISSING), theirs.get(key, MISSING))]
+        keys = _differing(ours, theirs)
         parts = [f"{key}: base {_side(old.get(key, MISSING))}, ours "
                  f"{_side(ours.get(key, MISSING))}, theirs {_side(theirs.get(key, MISSING))}"
                  for key in keys[:3]]
-        more = f"; and {_plural(len(keys) - 3, 'more key')}" if len(keys) > 3 else ""
+        more = f"; and {plural(len(keys) - 3, 'more key')}" if len(keys) > 3 else ""
         return "the sides differ at " + "; ".join(parts) + more
     for side, kept, gone in (("ours", ours, theirs), ("theirs", theirs, ours)):
         if isinstance(base, Mapping) and isinstance(kept, Mapping) and gone is MISSING:
             other = "theirs" if side == "ours" else "ours"
-            keys = [key for key in sorted({*base, *kept})
-                    if not json_equal(base.get(key, MISSING), kept.get(key, MISSING))]
+            keys = _differing(base, kept)
             return (f"{other} removed it; {side} changed " + ", ".join(
                 f"{key} ({_side(base.get(key, MISSING))} -> {_side(kept.get(key, MISSING))})"
                 for key in keys[:3]) + (f", and {len(keys) - 3} more" if len(keys) > 3 else ""))
@@ -249,12 +255,12 @@ def format_conflicts(conflicts: Sequence[Conflict]) -> str:
             groups.setdefault(key, (conflict, []))[1].append(str(path[1]))
         else:
             groups[(path, values)] = (conflict, [])
-    lines = [f"{_plural(len(conflicts), 'conflict')}"]
+    lines = [f"{plural(len(conflicts), 'conflict')}"]
     for sample, names in groups.values():
         path = sample.path
         if names:
             place = key_path((path[0], fold(names), *path[2:]), quoted=(1,))
-            count = f"  ({_plural(len(names), 'module')})" if len(names) > 1 else ""
+            count = f"  ({plural(len(names), 'module')})" if len(names) > 1 else ""
         else:
             place, count = format_path(path), ""
         lines.append(f"  {place}: {_clash(sample)}{count}")

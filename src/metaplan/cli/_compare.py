@@ -15,7 +15,7 @@ from metaplan.jsonio import dumps_pretty
 from metaplan.passes.registry import parse_passes
 from metaplan.plan import load
 from metaplan.records import records_to_json
-from metaplan.report import format_folded
+from metaplan.report import format_folded, plural
 
 __all__ = ["compare"]
 
@@ -71,8 +71,7 @@ def compare(args: argparse.Namespace) -> int:
         return 0
     where = f"after pass {found.state}: A ran {found.pass_a}, B ran {found.pass_b}"
     ending = ("the final plans are the same" if finals.is_noop
-              else f"the final plans differ by {len(finals):,} change"
-              + ("" if len(finals) == 1 else "s"))
+              else f"the final plans differ by {plural(len(finals), 'change')}")
     text += f"first difference {where}; {ending}\n"
     if args.format == "text":
         to_stdout(text)

@@ -19,7 +19,7 @@ from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
 from metaplan.plan import Plan, load, plan_from_file_data
 from metaplan.records import dumps_records, records_from_json
-from metaplan.report import format_diff, format_flat, format_folded
+from metaplan.report import format_diff, format_flat, format_folded, plural
 from metaplan.settings import VOLATILE
 
 __all__ = ["diff", "git_diff", "line_diff", "record_text", "show"]
@@ -72,8 +72,7 @@ def diff(args: argparse.Namespace) -> int:
         labels = [f"{label} after {format_passes(names)}" for label in labels]
     patterns, said = _ignores(args)
     record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
-    note = (f"ignored {len(dropped):,} change{'' if len(dropped) == 1 else 's'} ({said})"
-            if said else "")
+    note = f"ignored {plural(len(dropped), 'change')} ({said})" if said else ""
     hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
                              note=note, painted=colour(args)))
