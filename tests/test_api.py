@@ -15,7 +15,8 @@ import metaplan
 
 PUBLIC = {
     "BUILTIN_SPECS", "FROM_PLAN", "MISSING", "RUN_INPUT", "Change", "ChangeRecord",
-    "ChangesPass", "ConflictError", "Edit", "EditPass", "InlineRule", "InputError", "JSONMap",
+    "ChangesPass", "ConflictError", "Contract", "ContractError", "Edit", "EditPass",
+    "InlineRule", "InputError", "JSONMap",
     "NormalizeResult", "Pass", "PassError", "PassResult", "Pipeline", "Plan", "PlanError",
     "SpecError", "SpecRegistry", "StrategySpec", "Trace", "__version__", "apply",
     "apply_changes", "changes_pass", "compose", "diff", "dump", "dump_records", "dumps",
@@ -33,10 +34,12 @@ LAYERS = (
     "version", "errors", "settings", "frozen", "names", "braces", "sequences", "inputs",
     "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
-    "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
+    "trace", "steps", "verify", "makers", "pipeline", "passes._edits", "passes.strip_ep",
+    "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
-    "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "verify", "compare",
-    "compat", "oracle", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
+    "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",
+    "compat", "oracle", "composing", "testing", "cli._io", "cli._parser", "cli._paths",
+    "cli._common",
     "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge", "cli._records",
     "cli._explain", "cli._compare", "cli._verify", "cli._main", "cli", "__main__", "",
 )

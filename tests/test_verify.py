@@ -31,6 +31,7 @@ from metaplan.testing import (
 from metaplan.verify import CHECKS as CHECK_FUNCTIONS
 from metaplan.verify import (
     DEFAULT_CHECKS,
+    NORMAL_FORM_CHECKS,
     frozen_sharded_params,
     parse_checks,
     placements,
@@ -40,7 +41,8 @@ from metaplan.verify import (
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
 Raw = dict[str, Any]
 Path_ = tuple[Any, ...]
-CHECKS = tuple(CHECK_FUNCTIONS)
+CHECKS = tuple(name for name in CHECK_FUNCTIONS if name not in NORMAL_FORM_CHECKS)
+"""The checks a plan as frozen passes (the normal-form ones are tested on their own)."""
 
 
 def _real(name: str = "deepseek_v3.hf5") -> Raw:
@@ -699,3 +701,57 @@ def test_single_contract_counts_every_contract() -> None:
     found = metaplan.verify(metaplan.Plan.from_json(raw), "single-contract")
     assert [v.path[1] for v in found] == ["model.layers.1.mlp", "model.layers.2.mlp"]
     assert all("has 3 boundary contracts: model.layers.0.mlp" in v.message for v in found)
+
+
+# the normal-form checks: what normalize establishes ---------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_normal_forms_pass_the_normal_form_checks_and_inputs_may_not(name: str) -> None:
+    plan = metaplan.load(fixture_path(name))
+    assert metaplan.verify(metaplan.normalize(plan).plan, NORMAL_FORM_CHECKS) == ()
+    assert metaplan.verify(metaplan.load(DATA / f"{name}.expected.json.gz"),
+                           NORMAL_FORM_CHECKS) == ()
+    found = {v.check for v in metaplan.verify(plan, NORMAL_FORM_CHECKS)}
+    assert found == {"llama3_8b.hf4": set(), "qwen3_moe.hf4": {"external-state", "shared-class"}
+                     }.get(name, {"external-state"})
+    assert not found & set(DEFAULT_CHECKS)  # verify(plan) leaves them out
+
+
+def test_external_state_names_each_class_key_of_an_external_class() -> None:
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"a": {"is_boundary": True}, "b": {}, "c": {}},
+        "boundary_classes": {"a": "MoE", "b": "MoE", "c": "MLP"},
+        "external_state_classes": ["MoE"]})
+    found = metaplan.verify(plan, "external-state")
+    assert [v.path for v in found] == [("boundary_classes", "a"), ("boundary_classes", "b")]
+    assert "class MoE is an external-state class" in found[0].message
+    assert metaplan.verify(metaplan.normalize(plan).plan, "external-state") == ()
+
+
+def test_shared_class_names_each_unmarked_boundary_of_a_shared_class() -> None:
+    raw: dict[str, Any] = {
+        "param_plan": {"dense": {"is_boundary": True}, "shared": {"is_boundary": False},
+                          "other": {"out_names": ["y"]}, "marked": {
+                              "is_boundary": True, "skip_source_lowering": True},
+                          "lone": {"is_boundary": True}, "junk": 3},
+           "boundary_classes": {"dense": "MLP", "shared": "MLP", "other": "MLP",
+                                "marked": "MLP", "lone": "Norm", "junk": "MLP"}}
+    found = metaplan.verify(metaplan.Plan.from_json(raw), "shared-class")
+    assert [v.path for v in found] == [("param_plan", "dense"), ("param_plan", "other")]
+    assert "which non-boundary shared shares" in found[0].message
+    raw["param_plan"]["zz"] = {"is_boundary": False}
+    raw["boundary_classes"]["zz"] = "MLP"
+    again = metaplan.verify(metaplan.Plan.from_json(raw), "shared-class")
+    assert "which non-boundary shared shares" in again[0].message  # the first by FQN
+    marked = metaplan.mark_shared_class_boundaries()(metaplan.Plan.from_json(raw)).plan
+    assert metaplan.verify(marked, "shared-class") == ()
+
+
+def test_the_command_runs_the_normal_form_checks_when_asked(tmp_path: Path) -> None:
+    name = "deepseek_v3.hf5"
+    asked = ("--checks", "external-state,shared-class")
+    assert run("verify", fixture_path(name)).returncode == 0
+    failed = run("verify", fixture_path(name), *asked)
+    assert failed.returncode == 1 and b"external-state:" in failed.stdout
+    assert run("verify", DATA / f"{name}.expected.json.gz", *asked).returncode == 0

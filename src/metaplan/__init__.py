@@ -33,6 +33,8 @@ _EXPORTS = {
     "ChangesPass": "metaplan.pipeline",
     "Comparison": "metaplan.compare",
     "ConflictError": "metaplan.errors",
+    "Contract": "metaplan.pipeline",
+    "ContractError": "metaplan.errors",
     "Edit": "metaplan.edit",
     "EditPass": "metaplan.pipeline",
     "FROM_PLAN": "metaplan.settings",
@@ -136,6 +138,7 @@ if TYPE_CHECKING:
     from metaplan.edit import Edit, apply, apply_changes
     from metaplan.errors import (
         ConflictError,
+        ContractError,
         InputError,
         PassError,
         PlanError,
@@ -154,6 +157,7 @@ if TYPE_CHECKING:
     from metaplan.patch import to_json_patch
     from metaplan.pipeline import (
         ChangesPass,
+        Contract,
         EditPass,
         Pass,
         PassResult,
@@ -191,6 +195,8 @@ __all__ = [
     "ChangesPass",
     "Comparison",
     "ConflictError",
+    "Contract",
+    "ContractError",
     "Edit",
     "EditPass",
     "InlineRule",

@@ -8,6 +8,7 @@ from typing import Any
 
 __all__ = [
     "ConflictError",
+    "ContractError",
     "InputError",
     "PassError",
     "PlanError",
@@ -143,4 +144,29 @@ class VerificationError(PassError):
                                     f"violation(s)): {shown}{more}")
         self.pass_name = pass_name
         self.before = tuple(before)
+        self.violations = tuple(violations)
+
+
+class ContractError(PassError):
+    """A pass broke its contract: its input failed a check it ``requires``, or its result
+    failed one it ``ensures`` (or ``preserves``, when its input passed it).
+
+    ``clause`` is which; ``checks`` the checks that failed; ``violations`` what they found.
+    """
+
+    def __init__(self, pass_name: str, before: Sequence[str], clause: str,
+                 violations: Sequence[Any]) -> None:
+        checks = tuple(dict.fromkeys(str(getattr(v, "check", "?")) for v in violations))
+        shown = "; ".join(str(v) for v in violations[:3])
+        more = f"; and {len(violations) - 3} more" if len(violations) > 3 else ""
+        side = "its input fails" if clause == "requires" else "its result fails"
+        ran = ", ".join(before) if before else "nothing"
+        RuntimeError.__init__(
+            self, f"pass {pass_name} breaks its contract (after: {ran}): it {clause} "
+                  f"{', '.join(checks)}, but {side} it ({len(violations)} violation(s)): "
+                  f"{shown}{more}")
+        self.pass_name = pass_name
+        self.before = tuple(before)
+        self.clause = clause
+        self.checks = checks
         self.violations = tuple(violations)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from metaplan.errors import SpecError
 
-__all__ = ["parse_names"]
+__all__ = ["closest", "parse_names"]
 
 
 def parse_names(text: str | Sequence[str], known: Sequence[str], *, what: str, where: str,
@@ -44,5 +44,15 @@ def parse_names(text: str | Sequence[str], known: Sequence[str], *, what: str, w
 def _unknown(word: str, choices: Sequence[str], what: str) -> str:
     if not word:
         return f"an empty {what} name (two commas, or a comma at an end?)"
-    close = difflib.get_close_matches(word.replace("_", "-"), choices, n=1, cutoff=0.4)
-    return f"unknown {what} {word!r}" + (f" (did you mean {close[0]}?)" if close else "")
+    close = closest(word.replace("_", "-"), choices)
+    return f"unknown {what} {word!r}" + (f" (did you mean {close}?)" if close else "")
+
+
+def closest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice closest to ``word``, when one is close enough to suggest.
+
+    >>> closest("limt", ("limit", "size")), closest("zzz", ("limit",))
+    ('limit', None)
+    """
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.4)
+    return close[0] if close else None

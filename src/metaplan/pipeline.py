@@ -1,14 +1,15 @@
-"""Passes and pipelines: pure ``plan -> PassResult(plan, record)`` steps, run in order.
+"""Pipelines: immutable sequences of passes, run in order, giving a trace.
 
 A pass never mutates its input and returns the input plan itself when it
 changes nothing. A :class:`Pipeline` is an immutable tuple of passes that
-holds no plan: built once, it runs on any input, giving a :class:`Trace` of
-every state (input first) and every record, which can be replayed,
-searched and explained.
+holds no plan: built once, it runs on any input, giving a
+:class:`~metaplan.trace.Trace` of every state (input first) and every
+record, which can be replayed, searched and explained.
 
-Write a pass as a function that makes changes through an
-:class:`~metaplan.edit.Edit` (:func:`edit_pass`), or one that lists
-:class:`~metaplan.change.Change` s (:func:`changes_pass`):
+Composition is associative: a pipeline used as a pass runs as its passes
+inlined (bound to the same run input, named by their own names in the
+trace), so every bracketing of the same passes gives the same plan,
+records and trace:
 
 >>> from metaplan.plan import Plan
 >>> @edit_pass("unbound")
@@ -17,34 +18,46 @@ Write a pass as a function that makes changes through an
 ...         if entry.get("is_boundary") is True:
 ...             edit.set(("param_plan", fqn, "is_boundary"), False, "demo")
 >>> plan = Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
->>> trace = pipeline(unbound, unbound).run(plan)
->>> [len(r) for r in trace.records], trace.states[2] is trace.states[1]
-([1, 0], True)
+>>> trace = pipeline(unbound, pipeline(unbound)).run(plan)
+>>> trace.passes, [len(r) for r in trace.records], trace.states[2] is trace.states[1]
+(('unbound', 'unbound'), [1, 0], True)
 >>> trace.replay() == trace.final
 True
 
 A pass that needs the run's input (the shared-class stage reads the class
 map as it was before any pass ran) implements ``for_run(input) -> Pass``
-(:class:`RunBound`): the runner calls it when a run starts.
+(:class:`~metaplan.steps.RunBound`): the runner calls it when a run starts.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from metaplan.algebra import compose
-from metaplan.change import Change, ChangeRecord
-from metaplan.edit import Edit, apply
-from metaplan.errors import PassError, VerificationError
+from metaplan.change import ChangeRecord
+from metaplan.errors import ContractError, PassError, VerificationError
 from metaplan.frozen import paused_gc
+from metaplan.makers import (
+    ChangesPass,
+    EditPass,
+    FunctionPass,
+    changes_pass,
+    contract_of,
+    edit_pass,
+)
 from metaplan.plan import Plan
+from metaplan.steps import Contract, Pass, PassResult, RunBound, name_of, plan_of, trace_of
+from metaplan.trace import Trace, Verifier, replay
+from metaplan.verify import verify
 
 __all__ = [
     "ChangesPass",
+    "Contract",
     "EditPass",
+    "FunctionPass",
     "Pass",
     "PassResult",
     "Pipeline",
@@ -58,205 +71,6 @@ __all__ = [
     "replay",
     "run",
 ]
-
-
-Verifier = Callable[[Plan], Iterable[Any]]
-"""A check run between passes: ``plan -> violations`` (empty: the plan is sound)."""
-
-
-class PassResult(NamedTuple):
-    """What a pass returns: the new plan and the record of how it got there."""
-
-    plan: Plan
-    record: ChangeRecord
-
-
-@runtime_checkable
-class Pass(Protocol):
-    """A named, pure callable ``plan -> PassResult``."""
-
-    @property
-    def name(self) -> str: ...
-
-    def __call__(self, plan: Plan, /) -> PassResult: ...
-
-
-@runtime_checkable
-class RunBound(Protocol):
-    """A pass that reads the run's input: the runner calls ``for_run(input)`` first."""
-
-    def for_run(self, run_input: Plan, /) -> Pass: ...
-
-
-class EditPass:
-    """Base for passes that make their changes through an :class:`~metaplan.edit.Edit`."""
-
-    name: ClassVar[str] = "pass"
-
-    def edit(self, edit: Edit) -> None:
-        """Make this pass's changes to ``edit.plan`` through ``edit``, in a fixed order."""
-        raise NotImplementedError
-
-    def __call__(self, plan: Plan) -> PassResult:
-        edit = Edit(plan)
-        self.edit(edit)
-        return PassResult(*edit.finish(self.name))
-
-
-class ChangesPass(EditPass):
-    """Base for passes that list their changes; each is checked as it is made."""
-
-    def changes(self, plan: Plan) -> Iterable[Change]:
-        """The changes this pass makes to ``plan``, in a deterministic order."""
-        raise NotImplementedError
-
-    def edit(self, edit: Edit) -> None:
-        for change in self.changes(edit.plan):
-            edit.apply(change)
-
-
-@dataclass(frozen=True)
-class _ChangesFunction:
-    name: str
-    function: Callable[[Plan], Iterable[Change]]
-
-    def __call__(self, plan: Plan) -> PassResult:
-        edit = Edit(plan)
-        for change in self.function(plan):
-            edit.apply(change)
-        return PassResult(*edit.finish(self.name))
-
-    def __repr__(self) -> str:
-        return f"changes_pass({self.name!r})"
-
-
-@dataclass(frozen=True)
-class _EditFunction:
-    name: str
-    function: Callable[[Edit], None]
-
-    def __call__(self, plan: Plan) -> PassResult:
-        edit = Edit(plan)
-        self.function(edit)
-        return PassResult(*edit.finish(self.name))
-
-    def __repr__(self) -> str:
-        return f"edit_pass({self.name!r})"
-
-
-def changes_pass(name: str) -> Callable[[Callable[[Plan], Iterable[Change]]], Pass]:
-    """Turn ``plan -> iterable of Change`` into a pass named ``name``."""
-    _check_name(name, "changes_pass")
-
-    def wrap(function: Callable[[Plan], Iterable[Change]]) -> Pass:
-        return _ChangesFunction(name, function)
-    return wrap
-
-
-def edit_pass(name: str) -> Callable[[Callable[[Edit], None]], Pass]:
-    """Turn a function that makes changes through an ``Edit`` into a pass named ``name``."""
-    _check_name(name, "edit_pass")
-
-    def wrap(function: Callable[[Edit], None]) -> Pass:
-        return _EditFunction(name, function)
-    return wrap
-
-
-def _check_name(name: object, maker: str) -> None:
-    if not isinstance(name, str):
-        raise TypeError(f"{maker} takes the pass's name first: @{maker}('my_pass')")
-
-
-def _name(step: Any) -> str:
-    return str(getattr(step, "name", None) or getattr(step, "__name__", repr(step)))
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Every state of one run (input first) and the record of every pass."""
-
-    passes: tuple[str, ...]
-    states: tuple[Plan, ...]
-    records: tuple[ChangeRecord, ...]
-    seconds: tuple[float, ...] = field(default=(), compare=False)
-    """Wall time of each pass (verifiers excluded), when the trace was run here."""
-
-    @property
-    def input(self) -> Plan:
-        """The plan the run started from."""
-        return self.states[0]
-
-    @property
-    def final(self) -> Plan:
-        """The plan the run ended with."""
-        return self.states[-1]
-
-    @property
-    def record(self) -> ChangeRecord:
-        """All records composed into one, from the input to the final plan."""
-        if not self.records:
-            return ChangeRecord("pipeline()", self.input, self.input)
-        return compose(self.records)
-
-    def replay(self) -> Plan:
-        """Apply every record to the input, checked; equals :attr:`final`."""
-        return replay(self.input, self.records)
-
-    def bisect(self, predicate: Callable[[Plan], bool]) -> int | None:
-        """The first state index where ``predicate`` holds, by binary search.
-
-        ``predicate`` must be monotone along the trace (false, ..., false, true,
-        ..., true). State ``i`` is the result of pass ``i - 1``; 0 is the input.
-        """
-        lo, hi = 0, len(self.states)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if predicate(self.states[mid]):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo if lo < len(self.states) else None
-
-    def first(self, predicate: Callable[[Plan], bool]) -> int | None:
-        """The first state index where ``predicate`` holds, trying every state in order.
-
-        Unlike :meth:`bisect` this needs no monotone predicate; it calls
-        ``predicate`` up to ``len(states)`` times.
-        """
-        return next((i for i, state in enumerate(self.states) if predicate(state)), None)
-
-    def first_failing(self, verifier: Verifier) -> tuple[int, tuple[Any, ...]] | None:
-        """``(state index, violations)`` of the first state ``verifier`` rejects, or None."""
-        for i, state in enumerate(self.states):
-            violations = tuple(verifier(state))
-            if violations:
-                return i, violations
-        return None
-
-    def pass_of(self, index: int) -> str:
-        """The pass that produced state ``index`` (``"<input>"`` for state 0)."""
-        return "<input>" if index == 0 else self.passes[index - 1]
-
-    def explain_module(self, fqn: str) -> tuple[tuple[str, Change], ...]:
-        """``(pass name, change)`` for every change to module ``fqn``'s entry or class.
-
-        In pipeline order; within one pass, the entry's changes come first.
-        """
-        return tuple((record.pass_name, change) for record in self.records
-                     for path in (("param_plan", fqn), ("boundary_classes", fqn))
-                     for change in record.touching(path))
-
-    def explain(self, *path: str | int) -> tuple[tuple[str, Change], ...]:
-        """``(pass name, change)`` for every change at, under or above ``path``.
-
-        ``trace.explain("param_plan", "model.layers.3.mlp")`` says which pass
-        touched that entry, how, and why.
-        """
-        return tuple((record.pass_name, change) for record in self.records
-                     for change in record.touching(path))
-
-    def __len__(self) -> int:
-        return len(self.records)
 
 
 def _verified(plan: Plan, verifiers: Sequence[Verifier], name: str,
@@ -280,54 +94,108 @@ def bound(passes: Iterable[Pass], run_input: Plan) -> tuple[Pass, ...]:
                  for step in passes)
 
 
-def run(passes: Sequence[Pass], plan: Plan, *, verifiers: Sequence[Verifier] = ()) -> Trace:
+def _steps(passes: Iterable[Pass], verifiers: tuple[Verifier, ...],
+           ) -> Iterator[tuple[Pass | None, tuple[Verifier, ...]]]:
+    """``(pass, verifiers of its result)``, nested pipelines inlined; ``(None, verifiers)``
+    checks the plan at that point (a nested pipeline's verifiers check its input)."""
+    for step in passes:
+        if isinstance(step, Pipeline):
+            if step.verifiers:
+                yield None, step.verifiers
+            yield from _steps(step.passes, verifiers + step.verifiers)
+        else:
+            yield step, verifiers
+
+
+class _Contracts:
+    """Checks a pass's contract around it (``run(..., contracts=True)``)."""
+
+    def __init__(self, step: Pass, name: str, done: Sequence[str]) -> None:
+        self.contract = contract_of(step)
+        self.name, self.done = name, tuple(done)
+        self.kept: tuple[str, ...] = ()
+
+    def before(self, plan: Plan) -> None:
+        contract = self.contract
+        self._check(plan, contract.requires, "requires")
+        if contract.preserves:
+            broken = {v.check for v in verify(plan, contract.preserves)}
+            self.kept = tuple(c for c in contract.preserves if c not in broken)
+
+    def after(self, plan: Plan) -> None:
+        self._check(plan, self.contract.ensures, "ensures")
+        self._check(plan, self.kept, "preserves")
+
+    def _check(self, plan: Plan, checks: tuple[str, ...], clause: str) -> None:
+        if checks:
+            violations = verify(plan, checks)
+            if violations:
+                raise ContractError(self.name, self.done, clause, violations)
+
+
+def run(passes: Sequence[Pass], plan: Plan | PassResult, *,
+        verifiers: Sequence[Verifier] = (), contracts: bool = False) -> Trace:
     """Run ``passes`` in order on ``plan``; keep every state and record.
+
+    Nested pipelines run as their passes inlined. Given the
+    :class:`PassResult` of an earlier pass, the run continues its chain: the
+    trace starts with that chain's states and records, and passes that read
+    the run's input read the chain's first plan.
 
     With ``verifiers``, the input and every pass's result are checked; the
     first violation stops the run with a :class:`VerificationError` naming
-    the pass whose result failed (as MLIR's verifier does).
+    the pass whose result failed (as MLIR's verifier does). With
+    ``contracts``, each pass's :class:`~metaplan.steps.Contract` is checked
+    around it, and the first broken one stops the run with a
+    :class:`~metaplan.errors.ContractError`.
     """
-    states = [plan]
-    records: list[ChangeRecord] = []
-    seconds: list[float] = []
-    done: list[str] = []
+    before = trace_of(plan)
+    states, records = list(before.states), list(before.records)
+    seconds, done = list(before.seconds), list(before.passes)
     with paused_gc():
-        if verifiers:
-            _verified(plan, verifiers, "<input>", ())
-        for step in bound(passes, plan):
-            name = _name(step)
+        for step, checks in _steps((Pipeline(tuple(passes), None, tuple(verifiers)),), ()):
+            if step is None:
+                _verified(states[-1], checks, done[-1] if done else "<input>", done)
+                continue
+            step = step.for_run(before.input) if isinstance(step, RunBound) else step
+            name = name_of(step)
+            contract = _Contracts(step, name, done) if contracts else None
+            if contract is not None:
+                contract.before(states[-1])
             started = time.perf_counter()
-            try:
-                result = step(states[-1])
-            except PassError:
-                raise
-            except Exception as exc:
-                raise PassError(name, tuple(done), exc) from exc
+            result = _call(step, states[-1], name, done)
             seconds.append(time.perf_counter() - started)
-            if not isinstance(result, PassResult):
-                raise PassError(name, tuple(done), TypeError(
-                    f"a pass returns PassResult(plan, record), this one returned "
-                    f"{type(result).__name__}; wrap a function of plan -> changes with "
-                    "changes_pass(name)"))
-            if verifiers:
-                _verified(result.plan, verifiers, name, done)
+            if contract is not None:
+                contract.after(result.plan)
+            if checks:
+                _verified(result.plan, checks, name, done)
             states.append(result.plan)
             records.append(result.record)
             done.append(name)
-    return Trace(tuple(_name(p) for p in passes), tuple(states), tuple(records),
-                 tuple(seconds))
+    return Trace(tuple(done), tuple(states), tuple(records), tuple(seconds))
 
 
-def replay(plan: Plan, records: Iterable[ChangeRecord]) -> Plan:
-    """Apply ``records`` in order, each checked against the plan it meets."""
-    for record in records:
-        plan = apply(plan, record)
-    return plan
+def _call(step: Pass, plan: Plan, name: str, done: Sequence[str]) -> PassResult:
+    try:
+        result = step(plan)
+    except PassError:
+        raise
+    except Exception as exc:
+        raise PassError(name, tuple(done), exc) from exc
+    if not isinstance(result, PassResult):
+        raise PassError(name, tuple(done), TypeError(
+            f"a pass returns PassResult(plan, record), this one returned "
+            f"{type(result).__name__}; wrap a function of plan -> changes with "
+            "changes_pass(name)"))
+    return result
 
 
 @dataclass(frozen=True)
 class Pipeline:
-    """An immutable sequence of passes; itself a pass (its record is the composition)."""
+    """An immutable sequence of passes; itself a pass (its record is the composition).
+
+    Equal and hashable when its passes (and label and verifiers) are.
+    """
 
     passes: tuple[Pass, ...]
     label: str | None = None
@@ -336,15 +204,22 @@ class Pipeline:
     @property
     def name(self) -> str:
         """``pipeline(a, b, c)`` unless a label was given."""
-        return self.label or f"pipeline({', '.join(_name(p) for p in self.passes)})"
+        return self.label or f"pipeline({', '.join(name_of(p) for p in self.passes)})"
 
-    def run(self, plan: Plan) -> Trace:
+    def run(self, plan: Plan | PassResult, *, contracts: bool = False) -> Trace:
         """Run every pass (and this pipeline's verifiers) on ``plan``; see :func:`run`."""
-        return run(self.passes, plan, verifiers=self.verifiers)
+        return run(self.passes, plan, verifiers=self.verifiers, contracts=contracts)
 
-    def __call__(self, plan: Plan) -> PassResult:
+    def __call__(self, plan: Plan | PassResult, /) -> PassResult:
+        """This pipeline as one pass: the final plan, all its records composed into one.
+
+        The result's :attr:`~PassResult.trace` holds every inner pass's state and record.
+        """
         trace = self.run(plan)
-        return PassResult(trace.final, trace.record.renamed(self.name))
+        start = len(trace_of(plan).records)
+        record = (compose(trace.records[start:]) if len(trace.records) > start
+                  else ChangeRecord(self.name, plan_of(plan), plan_of(plan)))
+        return PassResult(trace.final, record.renamed(self.name), trace)
 
     def then(self, *passes: Pass) -> Pipeline:
         """A new pipeline with ``passes`` appended (its label dropped: it is another pipeline)."""

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from metaplan.algebra import invert
 from metaplan.braces import group_key
+from metaplan.composing import bracketings, chained, check_composition_laws
 from metaplan.edit import apply
 from metaplan.errors import format_path
 from metaplan.pipeline import Pass, replay
@@ -43,6 +44,9 @@ __all__ = [
     "PlanVersions",
     "ViolatingPlan",
     "bad_plan_dicts",
+    "bracketings",
+    "chained",
+    "check_composition_laws",
     "check_pass_laws",
     "edited_plan_dicts",
     "plan_dicts",
@@ -353,7 +357,8 @@ def sound_plan_dicts(draw: st.DrawFn, *, max_layers: int = 4) -> dict[str, Any]:
 VERIFY_CHECKS = ("entry-object", "boundary-class", "class-key", "single-contract",
                  "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
                  "placement", "schema")
-"""The checks :func:`violating_plan_dicts` can break (all of :data:`metaplan.verify.CHECKS`)."""
+"""The checks :func:`violating_plan_dicts` can break: every one of :data:`metaplan.verify.CHECKS`
+that a plan as frozen passes (all but the :data:`~metaplan.verify.NORMAL_FORM_CHECKS`)."""
 
 
 class ViolatingPlan(NamedTuple):

@@ -54,20 +54,22 @@ from metaplan.emitter import shards as placement_shards
 from metaplan.errors import describe, format_path
 from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
 from metaplan.names import parse_names
-from metaplan.pipeline import Verifier
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
 from metaplan.settings import FROM_PLAN, ModelTypeSetting
+from metaplan.trace import Verifier
 
 __all__ = [
     "CHECKS",
     "DEFAULT_CHECKS",
+    "NORMAL_FORM_CHECKS",
     "Note",
     "Verification",
     "Violation",
     "boundary_classes_resolve",
     "class_keys_exist",
     "entry_objects",
+    "external_state_stripped",
     "frozen_sharded_params",
     "injection_agreement",
     "non_empty",
@@ -75,6 +77,7 @@ __all__ = [
     "placements",
     "schema",
     "sharded_params",
+    "shared_classes_marked",
     "single_contract",
     "spec_coverage",
     "verification",
@@ -586,6 +589,50 @@ def schema(plan: Plan) -> list[Violation]:
     return [violation for key in sorted(plan) for violation in _schema_field(key, plan[key])]
 
 
+# external-state, shared-class (what normalize establishes) -----------------------
+
+
+def external_state_stripped(plan: Plan) -> list[Violation]:
+    """No module of an external-state class is in ``boundary_classes``.
+
+    An inline strategy body replaces such a class's forward; a boundary
+    wrapper for it would rewrite the very forward the inline patch
+    installed (the seed's ``_strip_external_state_boundaries``).
+    """
+    external = set(plan.external_state_classes)
+    return [Violation("external-state", ("boundary_classes", fqn),
+                      f"class {cls} is an external-state class (an inline strategy body "
+                      "replaces its forward), so it cannot be a boundary; strip it "
+                      "(pass strip-external-state-boundaries)")
+            for fqn, cls in sorted(plan.index("boundary_classes").items())
+            if cls in external]
+
+
+def shared_classes_marked(plan: Plan) -> list[Violation]:
+    """A boundary whose class a non-boundary module shares has ``skip_source_lowering``.
+
+    Source lowering rewrites ``class.forward``, which every instance
+    inherits; a non-boundary instance (``is_boundary: false``) would inherit
+    a boundary body it cannot run, and fail at train time (the seed's
+    ``_mark_shared_class_boundaries``).
+    """
+    classes = plan.index("boundary_classes")
+    example: dict[Any, str] = {}
+    for fqn, data in object_entries(plan):
+        cls = classes.get(fqn) if data.get("is_boundary") is False else None
+        if cls is not None and (cls not in example or fqn < example[cls]):
+            example[cls] = fqn
+    found = [Violation("shared-class", ("param_plan", fqn),
+                       f"a boundary of class {classes[fqn]}, which non-boundary "
+                       f"{example[classes[fqn]]} shares, is not marked skip_source_lowering: "
+                       "true; lowering its class's forward breaks that instance (pass "
+                       "mark-shared-class-boundaries)")
+             for fqn, data in object_entries(plan)
+             if example and classes.get(fqn) in example and is_boundary_raw(data)
+             and data.get("skip_source_lowering") is not True]
+    return sorted(found)
+
+
 # the registry -------------------------------------------------------------------
 
 
@@ -600,13 +647,21 @@ CHECKS: dict[str, Verifier] = {
     "frozen-sharded-params": frozen_sharded_params,
     "placement": placements,
     "schema": schema,
+    "external-state": external_state_stripped,
+    "shared-class": shared_classes_marked,
 }
 """Every check by name, in the order they run (``spec-coverage`` with the built-in specs,
 the plan's rules and model type, when called on its own)."""
 
-DEFAULT_CHECKS = tuple(name for name in CHECKS if name != "spec-coverage")
+NORMAL_FORM_CHECKS = ("external-state", "shared-class")
+"""What ``normalize`` establishes (contracts of its stages 2 and 3): a plan as frozen fails
+them, so they run only when asked for."""
+
+DEFAULT_CHECKS = tuple(name for name in CHECKS
+                       if name != "spec-coverage" and name not in NORMAL_FORM_CHECKS)
 """What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when specs
-or rules are given, or it is asked for (the built-in registry knows two archetypes)."""
+or rules are given, or it is asked for (the built-in registry knows two archetypes); the
+:data:`NORMAL_FORM_CHECKS` only when asked for."""
 
 
 def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[str, ...]:
@@ -624,7 +679,7 @@ def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,
         return parse_checks(checks)
     if specs is None and rules is None:
         return DEFAULT_CHECKS
-    return tuple(CHECKS)
+    return tuple(name for name in CHECKS if name in DEFAULT_CHECKS or name == "spec-coverage")
 
 
 def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,

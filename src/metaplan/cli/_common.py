@@ -122,7 +122,7 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
         return None
     plan = plan if plan is not None else timer.time("load", lambda: load(args.plan))
     built = pipeline_from(args)
-    trace = built.run(plan)
+    trace = built.run(plan, contracts=getattr(args, "check_contracts", False))
     return Run(plan, built, trace, timer)
 
 

@@ -19,7 +19,13 @@ from typing import NoReturn
 from metaplan.cli._io import one_line
 from metaplan.cli._parser import parser
 from metaplan.cli._paths import check_paths
-from metaplan.errors import ConflictError, InputError, PassError, VerificationError
+from metaplan.errors import (
+    ConflictError,
+    ContractError,
+    InputError,
+    PassError,
+    VerificationError,
+)
 from metaplan.inputs import describe_size, input_size_limit, max_input_size
 
 __all__ = ["COMMANDS", "console", "main"]
@@ -79,6 +85,9 @@ def _run(args: argparse.Namespace) -> int:
             return _command(args.command)(args)
     except VerificationError as exc:
         _say(args, f"verification failed: {exc}")
+        return 1
+    except ContractError as exc:
+        _say(args, f"contract broken: {exc}")
         return 1
     except (InputError, ConflictError, PassError) as exc:
         message = str(exc)

@@ -23,7 +23,7 @@ PASS_NAMES = ("strip-ep-sub-boundaries", "strip-external-state-boundaries",
 
 CHECK_NAMES = ("entry-object", "boundary-class", "class-key", "single-contract",
                "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
-               "placement", "schema")
+               "placement", "schema", "external-state", "shared-class")
 """``metaplan.verify.CHECKS``, in its order."""
 
 PASS_LIST = ", ".join(PASS_NAMES)
@@ -67,6 +67,10 @@ def _run_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--verify-each", action="store_true",
                      help="verify the input and every pass's result; stop at the first "
                           "violation, naming the pass (exit 1)")
+    sub.add_argument("--check-contracts", action="store_true",
+                     help="check each pass's contract (the checks it requires of its input, "
+                          "ensures and preserves of its result); stop at the first broken "
+                          "one, naming the pass and the check (exit 1)")
     sub.add_argument("--stats", action="store_true",
                      help="print each pass's changes and wall time on stderr")
 

@@ -15,15 +15,17 @@ captures it when it starts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from metaplan.edit import Edit
 from metaplan.frozen import JSONMap
-from metaplan.pipeline import EditPass
+from metaplan.makers import EditPass, keeping
 from metaplan.plan import Plan
 from metaplan.settings import RUN_INPUT, FromRun
+from metaplan.steps import Contract
 
 __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_boundary_classes"]
 
@@ -58,13 +60,14 @@ class MarkSharedClassBoundaries(EditPass):
     """The seed's ``_mark_shared_class_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "mark_shared_class_boundaries"
+    contract: ClassVar[Contract] = keeping(("shared-class",))
     class_map: Mapping[str, Any] | FromRun = RUN_INPUT
 
     def for_run(self, run_input: Plan) -> MarkSharedClassBoundaries:
         """This pass with :data:`RUN_INPUT` bound to ``run_input``'s class map."""
         if self.class_map is not RUN_INPUT:
             return self
-        return MarkSharedClassBoundaries(run_input.index("boundary_classes"))
+        return dataclasses.replace(self, class_map=run_input.index("boundary_classes"))
 
     def edit(self, edit: Edit) -> None:
         plan = edit.plan

@@ -50,7 +50,8 @@ from metaplan.emitter import (
     parse_placement,
 )
 from metaplan.frozen import canonical_bytes
-from metaplan.pipeline import Pass, changes_pass
+from metaplan.makers import changes_pass, keeping
+from metaplan.pipeline import Pass
 from metaplan.plan import Plan
 
 __all__ = [
@@ -233,5 +234,5 @@ def slim_changes(plan: Plan) -> list[Change]:
     return changes
 
 
-slim: Pass = changes_pass("slim")(slim_changes)
+slim: Pass = changes_pass("slim", preserves=keeping().preserves)(slim_changes)
 """The ``slim`` pass (see the module docstring)."""

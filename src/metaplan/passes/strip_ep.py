@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from metaplan.edit import Edit
+from metaplan.makers import EditPass, keeping
 from metaplan.passes._edits import unboundary
-from metaplan.pipeline import EditPass
 from metaplan.plan import Plan
 from metaplan.rules import (
     BUILTIN_SPECS,
@@ -39,6 +39,7 @@ from metaplan.rules import (
     rules_from_plan,
 )
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
+from metaplan.steps import Contract
 
 __all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model_type",
            "strip_ep_sub_boundaries"]
@@ -180,6 +181,7 @@ class StripEPSubBoundaries(EditPass):
     """The seed's ``_strip_ep_sub_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "strip_ep_sub_boundaries"
+    contract: ClassVar[Contract] = keeping(())
     rules: tuple[InlineRule, ...] | FromPlan = FROM_PLAN
     specs: SpecRegistry = BUILTIN_SPECS
     model_type: ModelTypeSetting = FROM_PLAN

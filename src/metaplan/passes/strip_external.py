@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from metaplan.edit import Edit
+from metaplan.makers import EditPass, keeping
 from metaplan.passes._edits import unboundary
-from metaplan.pipeline import EditPass
+from metaplan.steps import Contract
 
 __all__ = ["StripExternalStateBoundaries", "strip_external_state_boundaries"]
 
@@ -23,6 +24,7 @@ class StripExternalStateBoundaries(EditPass):
     """The seed's ``_strip_external_state_boundaries`` as a pure pass."""
 
     name: ClassVar[str] = "strip_external_state_boundaries"
+    contract: ClassVar[Contract] = keeping(("external-state",))
 
     def edit(self, edit: Edit) -> None:
         plan = edit.plan
