@@ -34,7 +34,7 @@ LAYERS = (
     "version", "errors", "settings", "frozen", "names", "braces", "sequences", "inputs",
     "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
-    "trace", "steps", "verify", "makers", "pipeline", "passes._edits", "passes.strip_ep",
+    "verify", "trace", "steps", "makers", "pipeline", "passes._edits", "passes.strip_ep",
     "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",

@@ -23,12 +23,9 @@ from metaplan.algebra import compose
 from metaplan.change import Change, ChangeRecord
 from metaplan.edit import apply
 from metaplan.plan import Plan
+from metaplan.verify import Verifier
 
 __all__ = ["Trace", "Verifier", "replay"]
-
-
-Verifier = Callable[[Plan], Iterable[Any]]
-"""A check run between passes: ``plan -> violations`` (empty: the plan is sound)."""
 
 
 def replay(plan: Plan, records: Iterable[ChangeRecord]) -> Plan:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -57,7 +57,6 @@ from metaplan.names import parse_names
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
 from metaplan.settings import FROM_PLAN, ModelTypeSetting
-from metaplan.trace import Verifier
 
 __all__ = [
     "CHECKS",
@@ -65,6 +64,7 @@ __all__ = [
     "NORMAL_FORM_CHECKS",
     "Note",
     "Verification",
+    "Verifier",
     "Violation",
     "boundary_classes_resolve",
     "class_keys_exist",
@@ -84,6 +84,9 @@ __all__ = [
     "verifier",
     "verify",
 ]
+
+Verifier = Callable[[Plan], Iterable[Any]]
+"""A check run between passes: ``plan -> violations`` (empty: the plan is sound)."""
 
 
 class Violation(NamedTuple):
