@@ -1,0 +1,53 @@
+"""Hypothesis strategies for realistic plans, and the laws every pass must keep.
+
+Needs the ``test`` extra (hypothesis). The strategies and law checkers are
+in :mod:`metaplan.testing.strategies`; this package re-exports them. Use
+them for your own passes::
+
+    from hypothesis import given
+    from metaplan.testing import check_pass_laws, plans
+
+    @given(plans())
+    def test_my_pass(plan):
+        check_pass_laws(my_pass, plan)
+"""
+
+from metaplan.testing.strategies import (
+    CLASSES,
+    TARGETS,
+    VERIFY_CHECKS,
+    PlanVersions,
+    ViolatingPlan,
+    bad_plan_dicts,
+    check_pass_laws,
+    edited_plan_dicts,
+    plan_dicts,
+    plan_pairs,
+    plan_versions,
+    plans,
+    rule_lists,
+    sound_plan_dicts,
+    spec_registries,
+    versioned_plan_dicts,
+    violating_plan_dicts,
+)
+
+__all__ = [
+    "CLASSES",
+    "TARGETS",
+    "VERIFY_CHECKS",
+    "PlanVersions",
+    "ViolatingPlan",
+    "bad_plan_dicts",
+    "check_pass_laws",
+    "edited_plan_dicts",
+    "plan_dicts",
+    "plan_pairs",
+    "plan_versions",
+    "plans",
+    "rule_lists",
+    "sound_plan_dicts",
+    "spec_registries",
+    "versioned_plan_dicts",
+    "violating_plan_dicts",
+]
