@@ -36,10 +36,10 @@ LAYERS = (
     "pipeline", "passes._edits", "passes.strip_ep", "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "verify", "compare",
-    "compat", "oracle", "testing.strategies", "testing", "cli._io", "cli._parser",
-    "cli._paths", "cli._common", "cli._bisect", "cli._trace", "cli._normalize", "cli._diff",
-    "cli._merge", "cli._records", "cli._explain", "cli._compare", "cli._verify", "cli._main",
-    "cli", "__main__", "",
+    "compat", "oracle", "testing.strategies", "testing.steps", "testing.machine",
+    "testing", "cli._io", "cli._parser", "cli._paths", "cli._common", "cli._bisect",
+    "cli._trace", "cli._normalize", "cli._diff", "cli._merge", "cli._records", "cli._explain",
+    "cli._compare", "cli._verify", "cli._main", "cli", "__main__", "",
 )
 """Every module, lowest first: a module imports only modules before it (the README's layers)."""
 MODULES = tuple(name for name in LAYERS if name not in ("__main__", ""))

@@ -1,8 +1,10 @@
 """Hypothesis strategies for realistic plans, and the laws every pass must keep.
 
 Needs the ``test`` extra (hypothesis). The strategies and law checkers are
-in :mod:`metaplan.testing.strategies`; this package re-exports them. Use
-them for your own passes::
+in :mod:`metaplan.testing.strategies`, the stateful test
+:class:`PlanMachine` in :mod:`metaplan.testing.machine` (its random edits in
+:mod:`metaplan.testing.steps`); this package re-exports them. Use them for
+your own passes::
 
     from hypothesis import given
     from metaplan.testing import check_pass_laws, plans
@@ -12,6 +14,7 @@ them for your own passes::
         check_pass_laws(my_pass, plan)
 """
 
+from metaplan.testing.machine import PlanMachine, State
 from metaplan.testing.strategies import (
     CLASSES,
     TARGETS,
@@ -21,6 +24,7 @@ from metaplan.testing.strategies import (
     bad_plan_dicts,
     check_pass_laws,
     edited_plan_dicts,
+    law,
     plan_dicts,
     plan_pairs,
     plan_versions,
@@ -36,11 +40,14 @@ __all__ = [
     "CLASSES",
     "TARGETS",
     "VERIFY_CHECKS",
+    "PlanMachine",
     "PlanVersions",
+    "State",
     "ViolatingPlan",
     "bad_plan_dicts",
     "check_pass_laws",
     "edited_plan_dicts",
+    "law",
     "plan_dicts",
     "plan_pairs",
     "plan_versions",
