@@ -12,7 +12,7 @@ import pytest
 
 import metaplan
 import metaplan.rules
-import metaplan.testing
+import metaplan.testing.strategies
 from conftest import DATA, FIXTURES, expected_bytes, fixture_path, raw_input
 from conftest import metaplan_cli as run
 from metaplan.rules import BUILTIN_ALIASES, ModelType, check_pattern, model_key, model_type_of
@@ -154,7 +154,7 @@ def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path:
     registry = metaplan.load_specs(specs_path)
     specs = [*registry.specs.values(), *metaplan.BUILTIN_SPECS.specs.values()]
     patterns = {p for spec in specs for p in spec.strip_boundary_subpatterns}
-    patterns |= set(metaplan.testing._SUB_PATTERNS)
+    patterns |= set(metaplan.testing.strategies._SUB_PATTERNS)
     for name in FIXTURES:
         patterns |= {p for rule in metaplan.rules_from_plan(metaplan.load(fixture_path(name)))
                      for p in rule.match}

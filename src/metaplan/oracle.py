@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the oracle runs on the stdlib alone, so a benchmark can time it bare
     from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
 
-__all__ = ["reference_normalize"]
+__all__ = ["REFERENCE_STAGES", "reference_normalize", "reference_stage"]
+
+REFERENCE_STAGES = ("strip_ep_sub_boundaries", "strip_external_state_boundaries",
+                    "mark_shared_class_boundaries")
+"""The seed's three stages, in order: the names :func:`reference_stage` takes."""
 
 
 def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
@@ -32,15 +36,41 @@ def reference_normalize(meta: dict[str, Any], rules: Iterable[InlineRule],
     ``specs`` is anything with ``lookup(target, model_type)``; by default the
     built-in registry.
     """
+    rules = tuple(rules)
+    full_class_map = dict(meta.get("boundary_classes") or {})
+    _strip_ep_sub_boundaries(meta, rules, model_type, _lookup(specs), per_spec_patterns)
+    _strip_external_state_boundaries(meta)
+    _mark_shared_class_boundaries(meta, full_class_map)
+
+
+def reference_stage(name: str, meta: dict[str, Any], rules: Iterable[InlineRule] = (),
+                    model_type: str | None = None, *, specs: SpecRegistry | None = None,
+                    per_spec_patterns: bool = False) -> None:
+    """One of the seed's stages (:data:`REFERENCE_STAGES`) run alone on a dict ``meta``, in place.
+
+    Run alone, the shared-class stage reads ``meta``'s own class map (what
+    the stage reads when a run starts with it); the other settings are
+    :func:`reference_normalize`'s, read by the EP stage only.
+    """
+    if name == "strip_ep_sub_boundaries":
+        _strip_ep_sub_boundaries(meta, tuple(rules), model_type, _lookup(specs),
+                                 per_spec_patterns)
+    elif name == "strip_external_state_boundaries":
+        _strip_external_state_boundaries(meta)
+    elif name == "mark_shared_class_boundaries":
+        _mark_shared_class_boundaries(meta, dict(meta.get("boundary_classes") or {}))
+    else:
+        raise ValueError(f"reference_stage: unknown stage {name!r}; the stages are "
+                         f"{', '.join(REFERENCE_STAGES)}")
+
+
+def _lookup(specs: SpecRegistry | None) -> Callable[[str, str | None], StrategySpec | None]:
+    """``specs.lookup``; by default the built-in registry's."""
     if specs is None:
         from metaplan.rules import BUILTIN_SPECS
 
         specs = BUILTIN_SPECS
-    rules = tuple(rules)
-    full_class_map = dict(meta.get("boundary_classes") or {})
-    _strip_ep_sub_boundaries(meta, rules, model_type, specs.lookup, per_spec_patterns)
-    _strip_external_state_boundaries(meta)
-    _mark_shared_class_boundaries(meta, full_class_map)
+    return specs.lookup
 
 
 def _strip_external_state_boundaries(meta: dict[str, Any]) -> None:

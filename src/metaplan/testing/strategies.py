@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 
 from metaplan.algebra import invert
 from metaplan.braces import group_key
-from metaplan.composing import bracketings, chained, check_composition_laws
 from metaplan.edit import apply
 from metaplan.errors import format_path
 from metaplan.pipeline import Pass, replay
@@ -44,11 +43,9 @@ __all__ = [
     "PlanVersions",
     "ViolatingPlan",
     "bad_plan_dicts",
-    "bracketings",
-    "chained",
-    "check_composition_laws",
     "check_pass_laws",
     "edited_plan_dicts",
+    "law",
     "plan_dicts",
     "plan_pairs",
     "plan_versions",
@@ -610,8 +607,9 @@ def rule_lists(draw: st.DrawFn) -> tuple[InlineRule, ...]:
                  for _ in range(draw(_RULE_COUNT)))
 
 
-def _law(holds: bool, message: str) -> None:
-    """An ``assert`` that ``python -O`` does not strip."""
+def law(holds: bool, message: str) -> None:
+    """An ``assert`` that ``python -O`` does not strip: ``AssertionError(message)`` unless
+    ``holds``."""
     if not holds:
         raise AssertionError(message)
 
@@ -626,19 +624,19 @@ def check_pass_laws(pass_: Pass, plan: Plan) -> None:
     """
     before = dumps(plan)
     result = pass_(plan)
-    _law(dumps(plan) == before, f"{pass_.name}: the input plan changed")
-    _law(pass_(plan).record == result.record, f"{pass_.name}: a second run differs")
+    law(dumps(plan) == before, f"{pass_.name}: the input plan changed")
+    law(pass_(plan).record == result.record, f"{pass_.name}: a second run differs")
     record = result.record
-    _law(record.base == plan.content_hash, f"{pass_.name}: record base is not the input hash")
-    _law(record.result == result.plan.content_hash, f"{pass_.name}: record result hash")
+    law(record.base == plan.content_hash, f"{pass_.name}: record base is not the input hash")
+    law(record.result == result.plan.content_hash, f"{pass_.name}: record result hash")
     if record.is_noop:
-        _law(result.plan is plan, f"{pass_.name}: a no-op must return the input object")
+        law(result.plan is plan, f"{pass_.name}: a no-op must return the input object")
     (reread,) = loads_records(dumps_records([record]))
-    _law(reread == record, f"{pass_.name}: the record does not round-trip through JSON")
+    law(reread == record, f"{pass_.name}: the record does not round-trip through JSON")
     replayed = replay(plan, [reread])
-    _law(dumps(replayed) == dumps(result.plan), f"{pass_.name}: replay differs from result")
+    law(dumps(replayed) == dumps(result.plan), f"{pass_.name}: replay differs from result")
     restored = apply(result.plan, invert(record))
-    _law(dumps(restored) == before, f"{pass_.name}: invert does not restore the input")
+    law(dumps(restored) == before, f"{pass_.name}: invert does not restore the input")
 
 
 # versions: a plan and edited versions of it, for diffs, folding and merges ----------------
