@@ -35,6 +35,7 @@ from metaplan.errors import PlanError, describe
 from metaplan.frozen import MISSING, freeze_owned, interned, json_equal, paused_gc, thaw, to_raw
 from metaplan.inputs import source_name
 from metaplan.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
+from metaplan.rules import model_type_of
 from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
 from metaplan.streaming import parse_plan_text
 
@@ -237,9 +238,15 @@ class Plan(Mapping[str, Any]):
 
     @property
     def model_type(self) -> str | None:
-        """The plan's own ``model_type`` field, when it is a string."""
-        value = self._plain.get("model_type")
-        return value if isinstance(value, str) else None
+        """The plan's model type as upstream's emitter reads it: ``model_type_of(plan).value``.
+
+        Its ``model_type``, else ``model_class``, else ``source.architecture``
+        (see :func:`~metaplan.rules.model_type_of`, which also says which).
+
+        >>> Plan.from_json({"model_class": "DeepseekV3ForCausalLM"}).model_type
+        'DeepseekV3ForCausalLM'
+        """
+        return model_type_of(self).value
 
     def index(self, field: str) -> Mapping[str, Any]:
         """The FQN map ``field`` as a read-only dict view: C-speed lookups and iteration.
