@@ -22,7 +22,7 @@ PUBLIC = {
     "apply_changes", "changes_pass", "compose", "diff", "dump", "dump_records", "dumps",
     "dumps_records", "edit_pass", "freeze", "invert", "load", "load_records", "load_rules",
     "load_specs", "loads", "loads_records", "mark_shared_class_boundaries", "normalize",
-    "normalize_pipeline", "pipeline", "replay", "rules_from_plan", "run",
+    "normalize_pipeline", "pipeline", "remove_in", "replay", "rules_from_plan", "run", "set_in",
     "strip_ep_sub_boundaries", "strip_external_state_boundaries", "thaw", "to_json_patch",
     # introspection
     "Comparison", "VerificationError", "Violation", "build_pipeline", "compare", "format_passes",

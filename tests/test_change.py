@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import metaplan
-from metaplan.change import Change, ChangeRecord, parse_path
+from metaplan.change import Change, ChangeRecord
+from metaplan.errors import parse_path
 
 
 @pytest.mark.parametrize(("change", "inverse"), [

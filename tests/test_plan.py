@@ -9,10 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import metaplan
 from conftest import raw_json
 from metaplan.frozen import JSONMap
+from metaplan.testing import plan_dicts, sound_plan_dicts
 
 
 def test_plans_cannot_be_changed_in_place() -> None:
@@ -95,3 +98,17 @@ def test_class_names_that_are_objects_or_arrays_are_refused(meta: dict[str, Any]
                                                             where: str) -> None:
     with pytest.raises(metaplan.PlanError, match=re.escape(f"{where}: a class name is a string")):
         metaplan.Plan.from_json(meta)
+
+
+@settings(max_examples=60)
+@given(st.one_of(plan_dicts(), sound_plan_dicts()))
+def test_a_plans_model_type_is_the_one_upstream_reads(meta: dict[str, Any]) -> None:
+    plan = metaplan.Plan.from_json(meta)
+    assert plan.model_type == metaplan.model_type_of(plan).value
+
+
+def test_a_plans_model_type_comes_from_where_upstream_looks() -> None:
+    for meta, found in (({"model_type": "a", "model_class": "B"}, "a"),
+                        ({"model_type": "", "model_class": "B"}, "B"),
+                        ({"source": {"architecture": "C"}}, "C"), ({"model_class": ""}, None)):
+        assert metaplan.Plan.from_json(meta).model_type == found, meta

@@ -36,6 +36,7 @@ from metaplan.verify import (
     parse_checks,
     placements,
     sharded_params,
+    spec_coverage,
 )
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS
@@ -68,22 +69,94 @@ def test_every_bundled_plan_and_its_normal_form_passes_every_check(name: str) ->
                                                      ("lm_head", "out_src", "output", "tp")]
 
 
-def test_default_checks_leave_spec_coverage_to_explicit_settings() -> None:
+def _own_builtins() -> metaplan.SpecRegistry:
+    """A registry equal to the built-in one, but not it: specs of one's own."""
+    return metaplan.SpecRegistry(metaplan.BUILTIN_SPECS.specs, metaplan.BUILTIN_SPECS.aliases)
+
+
+def test_default_checks_leave_spec_coverage_to_settings_of_ones_own() -> None:
     assert tuple(name for name in CHECKS if name != "spec-coverage") == DEFAULT_CHECKS
     plan = metaplan.Plan.from_json(_with_unknown_target(_real()))
     assert metaplan.verify(plan) == ()
-    for explicit in ({"specs": metaplan.BUILTIN_SPECS},
+    assert metaplan.verify(plan, specs=metaplan.BUILTIN_SPECS, rules=metaplan.FROM_PLAN) == ()
+    for explicit in ({"specs": _own_builtins()},
                      {"rules": metaplan.rules_from_plan(plan)}):
         assert [v.check for v in metaplan.verify(plan, **explicit)] == ["spec-coverage"]
     assert [v.check for v in metaplan.verify(plan, "spec-coverage")] == ["spec-coverage"]
 
 
+# one spelling per meaning ------------------------------------------------------------
+
+
+@settings(max_examples=40)
+@given(violating_plan_dicts())
+def test_passing_the_defaults_is_not_passing_them(case: ViolatingPlan) -> None:
+    plan = metaplan.Plan.from_json(case.meta)
+    defaults: dict[str, Any] = {"specs": metaplan.BUILTIN_SPECS, "rules": metaplan.FROM_PLAN,
+                                "model_type": metaplan.FROM_PLAN}
+    assert metaplan.verify(plan, **defaults) == metaplan.verify(plan)
+    assert metaplan.verification(plan, **defaults) == metaplan.verification(plan)
+    assert spec_coverage(plan, **defaults) == spec_coverage(plan)
+    explicit = metaplan.verifier(**defaults)
+    assert explicit == metaplan.verifier() and repr(explicit) == "verify()"
+    assert explicit(plan) == metaplan.verify(plan)
+
+
+def test_spec_coverage_reads_the_rules_the_plan_names_by_default() -> None:
+    plan = metaplan.Plan.from_json(_with_unknown_target(_real()))
+    (gap,) = spec_coverage(plan, rules=metaplan.FROM_PLAN)
+    assert gap.path[0] == "injections" and _RING in gap.message
+    assert metaplan.verify(plan, rules=metaplan.FROM_PLAN, specs=metaplan.BUILTIN_SPECS) == ()
+
+
+def test_no_rules_and_no_specs_are_spelled_as_such() -> None:
+    plan = metaplan.Plan.from_json(_with_unknown_target(_real()))
+    nothing = metaplan.verification(plan, rules=())
+    assert nothing.violations == () and "spec-coverage" in nothing.checks  # nothing to cover
+    assert spec_coverage(plan, rules=()) == []
+    none = {v.message.split()[4] for v in spec_coverage(plan, specs=metaplan.SpecRegistry())}
+    assert none == {DEEPSEEK, _RING}  # no specs: every target is a gap
+    # model_type=None is no model type: a spec of deepseek_v3's is then no spec
+    specific = metaplan.SpecRegistry.of([metaplan.StrategySpec(
+        DEEPSEEK, "moe_ep_routed", "DeepseekV3MoE", model_type="deepseek_v3")])
+    assert metaplan.verify(metaplan.Plan.from_json(_real()), specs=specific) == ()
+    (gap,) = metaplan.verify(metaplan.Plan.from_json(_real()), specs=specific, model_type=None)
+    assert "(model type None; gap 1 of 1)" in gap.message
+
+
+_REFUSERS: dict[str, Callable[..., object]] = {
+    "verify": lambda **kw: metaplan.verify(_small(), **kw),
+    "verification": lambda **kw: metaplan.verification(_small(), **kw),
+    "spec_coverage": lambda **kw: spec_coverage(_small(), **kw),
+    "verifier": lambda **kw: metaplan.verifier(**kw),
+    "normalize": lambda **kw: metaplan.normalize(_small(), **kw),
+    "normalize_pipeline": lambda **kw: metaplan.normalize_pipeline(**kw),
+    "build_pipeline": lambda **kw: metaplan.build_pipeline("normalize", **kw),
+    "strip_ep_sub_boundaries": lambda **kw: metaplan.strip_ep_sub_boundaries(**kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSERS))
+@pytest.mark.parametrize(("setting", "fix"), [
+    ("rules", "expected FROM_PLAN or an iterable of InlineRule, found None; pass FROM_PLAN "
+              "(the default) for the plan's injections, or () for no rules"),
+    ("specs", "expected a SpecRegistry, found None; pass BUILTIN_SPECS (the default), or "
+              "SpecRegistry() for no specs")])
+def test_none_is_never_the_plans_rules_or_specs(name: str, setting: str, fix: str) -> None:
+    with pytest.raises(TypeError) as info:
+        _REFUSERS[name](**{setting: None})
+    assert str(info.value) == f"{name}({setting}=None): {fix}"
+
+
 # one passing and one failing real variant per check ----------------------------------
+
+
+_RING = "example.cp.ring_wrapper"
 
 
 def _with_unknown_target(raw: Raw) -> Raw:
     raw["injections"].append({"match": "model.layers.*.self_attn",
-                              "inner_wrapper": {"_target_": "example.cp.ring_wrapper"}})
+                              "inner_wrapper": {"_target_": _RING}})
     return raw
 
 
@@ -596,7 +669,7 @@ def test_verify_each_and_verified_pipelines_use_the_same_checks(tmp_path: Path) 
     strict = run("normalize", covered, "--verify-each", "--specs", DATA / "specs.json", "-o",
                  tmp_path / "o.json")
     assert strict.returncode == 1 and b"spec-coverage" in strict.stderr
-    named = metaplan.verifier(specs=metaplan.BUILTIN_SPECS)
+    named = metaplan.verifier(specs=_own_builtins())
     assert repr(named) == "verify(specs=SpecRegistry(<2 specs, 2 aliases>))"
     line = metaplan.pipeline(metaplan.strip_external_state_boundaries()).verified(named)
     with pytest.raises(metaplan.VerificationError, match="spec-coverage"):

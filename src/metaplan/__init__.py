@@ -84,9 +84,11 @@ _EXPORTS = {
     "normalize_pipeline": "metaplan.normalize",
     "parse_passes": "metaplan.passes.registry",
     "pipeline": "metaplan.pipeline",
+    "remove_in": "metaplan.edit",
     "replay": "metaplan.pipeline",
     "rules_from_plan": "metaplan.rules",
     "run": "metaplan.pipeline",
+    "set_in": "metaplan.edit",
     "slim": "metaplan.passes.slim",
     "strip_ep_sub_boundaries": "metaplan.passes",
     "strip_external_state_boundaries": "metaplan.passes",
@@ -135,7 +137,7 @@ if TYPE_CHECKING:
     from metaplan.change import Change, ChangeRecord
     from metaplan.compare import Comparison, compare
     from metaplan.diff import diff
-    from metaplan.edit import Edit, apply, apply_changes
+    from metaplan.edit import Edit, apply, apply_changes, remove_in, set_in
     from metaplan.errors import (
         ConflictError,
         ContractError,
@@ -243,9 +245,11 @@ __all__ = [
     "normalize_pipeline",
     "parse_passes",
     "pipeline",
+    "remove_in",
     "replay",
     "rules_from_plan",
     "run",
+    "set_in",
     "slim",
     "strip_ep_sub_boundaries",
     "strip_external_state_boundaries",

@@ -20,13 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from metaplan.errors import InputError
 from metaplan.frozen import thaw
 
 if TYPE_CHECKING:
     from metaplan.plan import Plan
 
-__all__ = ["LEGACY_HASH", "OPS", "Change", "ChangeRecord", "Key", "Path", "parse_path"]
+__all__ = ["LEGACY_HASH", "OPS", "Change", "ChangeRecord", "Key", "Path"]
 
 OPS = ("add", "remove", "set")
 """The ops a change may have."""
@@ -39,27 +38,6 @@ Key = str | int
 
 Path = tuple[Key, ...]
 """Keys from the plan's root: ``("param_plan", "model.layers.3.mlp", "is_boundary")``."""
-
-
-def parse_path(text: str, option: str = "--path") -> tuple[str, ...]:
-    """A path from the command line: ``field/FQN/key`` (``/`` between steps), or a JSON
-    Pointer (``/`` first; ``~1`` is ``/`` and ``~0`` is ``~`` inside a step, and a step
-    may be empty).
-
-    >>> parse_path("param_plan/model.layers.3.mlp/is_boundary")
-    ('param_plan', 'model.layers.3.mlp', 'is_boundary')
-    >>> parse_path("/injections/0/a~1b")
-    ('injections', '0', 'a/b')
-    """
-    if text.startswith("/"):
-        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
-    parts = tuple(text.split("/"))
-    if not all(parts):
-        raise InputError(f"{option} {text}: an empty step; write field/FQN/key, e.g. "
-                         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
-                         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
-                         source=option)
-    return parts
 
 
 class Change(NamedTuple):

@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 from pyrsistent import PMap, PVector
 
 from metaplan.change import LEGACY_HASH, OPS, Change, ChangeRecord, Key, Path
-from metaplan.errors import ConflictError, PlanError, format_path
+from metaplan.errors import ConflictError, PlanError, as_path, format_path, parse_path
 from metaplan.frozen import (
     MISSING,
     JSONMap,
@@ -42,15 +42,17 @@ from metaplan.frozen import (
     freeze_owned,
     frozen,
     interned,
+    item_number,
     json_equal,
     shorten,
     to_raw,
+    walk,
 )
 from metaplan.jsonio import MAX_DEPTH
 from metaplan.plan import FQN_MAPS, PatchedIndex, Plan
 from metaplan.schema import check_field
 
-__all__ = ["Edit", "apply", "apply_changes"]
+__all__ = ["Edit", "apply", "apply_changes", "remove_in", "set_in"]
 
 _REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
 _new_change = tuple.__new__  # the engine makes thousands: no keyword-handling wrapper
@@ -121,21 +123,20 @@ class Edit:
 
     # reading ----------------------------------------------------------------
 
-    def get(self, path: Sequence[Key], default: Any = None) -> Any:
-        """The value at ``path`` as the edit has it now (``default`` when there is none)."""
-        path = _path(path)
+    def get(self, path: str | Sequence[Key], default: Any = None) -> Any:
+        """The value at ``path`` as the edit has it now (``default`` when there is none).
+
+        ``path`` is read as :meth:`Plan.at <metaplan.plan.Plan.at>` reads it (a string
+        too; each step by :func:`~metaplan.frozen.step`).
+        """
+        path = _path(as_path(path))
         value = self._field(_head(path))
         if type(value) is _MapState:
             if len(path) == 1:
                 return freeze_owned(value.items_now())
-            value = value.get(path[1])
-            rest = path[2:]
+            value = walk(value.get(path[1]) if type(path[1]) is str else MISSING, path[2:])
         else:
-            rest = path[1:]
-        for key in rest:
-            value = _step(value, key)
-            if value is MISSING:
-                break
+            value = walk(value, path[1:])
         if value is MISSING:
             return default
         raw = value._data if type(value) is JSONMap else value
@@ -501,6 +502,10 @@ _NO_PATCH: Any = object()
 
 
 def _path(path: Sequence[Key]) -> Path:
+    if isinstance(path, str):  # a write names item numbers as ints: set_in reads a string
+        raise TypeError(f"a path to change is a tuple of keys, found the string {path!r}; "
+                        f"write {tuple(parse_path(path))!r} with item numbers as ints, or "
+                        "call metaplan.set_in / remove_in, which read strings")
     path = tuple(path)
     if not path or type(path[0]) is not str:
         raise ValueError(f"a path starts with a field name, found {path!r}")
@@ -521,18 +526,6 @@ def _head(path: Path) -> str:
     field = path[0]
     assert type(field) is str
     return field
-
-
-def _step(value: Any, key: Key) -> Any:
-    if type(value) is JSONMap:
-        value = value._data
-    if type(value) is dict:
-        return value.get(key, MISSING) if type(key) is str else MISSING
-    if isinstance(value, (list, PVector)) and type(key) is int and 0 <= key < len(value):
-        return value[key]
-    if isinstance(value, PMap) and type(key) is str:
-        return value.get(key, MISSING)
-    return MISSING
 
 
 def _decide(op: str, path: Path, current: Any, old: Any, new: Any, checked: bool) -> Any:
@@ -659,3 +652,39 @@ def apply(plan: Plan, record: ChangeRecord, *, check_hash: bool = True) -> Plan:
                 f"{result.content_hash}: the record is inconsistent", expected=record.result,
                 found=result.content_hash, record=record.pass_name)
     return result
+
+
+def _resolved(edit: Edit, path: str | Sequence[Key]) -> Path:
+    """``path`` as a change names it: a digit-string step into an array becomes its int."""
+    steps = list(_path(as_path(path)))
+    for i in range(1, len(steps)):
+        number = item_number(steps[i])
+        if type(steps[i]) is str and number is not None and isinstance(
+                edit.get(steps[:i], MISSING), PVector):
+            steps[i] = number
+    return tuple(steps)
+
+
+def set_in(plan: Plan, path: str | Sequence[Key], value: Any) -> Plan:
+    """A plan whose ``path`` holds ``value``: :meth:`Edit.set` of one change; ``plan``
+    itself when it already does.
+
+    ``path`` is read as :meth:`Plan.at <metaplan.plan.Plan.at>` reads it (a
+    string too), so ``set_in(plan, path, v).at(path) == v``. A missing parent
+    is a :class:`~metaplan.errors.ConflictError`.
+
+    >>> plan = Plan.from_json({"param_plan": {"m.x": {"is_boundary": True}}})
+    >>> set_in(plan, "param_plan/m.x/is_boundary", False).at("param_plan/m.x/is_boundary")
+    False
+    """
+    edit = Edit(plan)
+    edit.set(_resolved(edit, path), value)
+    return edit.finish("set_in")[0]
+
+
+def remove_in(plan: Plan, path: str | Sequence[Key]) -> Plan:
+    """A plan without the key (or array item) at ``path``: :meth:`Edit.remove` of one
+    change; ``plan`` itself when there is none there."""
+    edit = Edit(plan)
+    edit.remove(_resolved(edit, path))
+    return edit.finish("remove_in")[0]

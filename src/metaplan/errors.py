@@ -14,9 +14,11 @@ __all__ = [
     "PlanError",
     "SpecError",
     "VerificationError",
+    "as_path",
     "describe",
     "format_path",
     "key_path",
+    "parse_path",
 ]
 
 
@@ -37,6 +39,40 @@ def format_path(path: Sequence[Any]) -> str:
         return "<root>"
     fqn_map = path[0] in ("param_plan", "boundary_classes")
     return key_path(path, quoted=(1,) if fqn_map else ())
+
+
+def parse_path(text: str, option: str = "--path") -> tuple[str, ...]:
+    """A path from the command line: ``field/FQN/key`` (``/`` between steps), or a JSON
+    Pointer (``/`` first; ``~1`` is ``/`` and ``~0`` is ``~`` inside a step, and a step
+    may be empty).
+
+    >>> parse_path("param_plan/model.layers.3.mlp/is_boundary")
+    ('param_plan', 'model.layers.3.mlp', 'is_boundary')
+    >>> parse_path("/injections/0/a~1b")
+    ('injections', '0', 'a/b')
+    """
+    if text.startswith("/"):
+        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
+    parts = tuple(text.split("/"))
+    if not all(parts):
+        raise InputError(f"{option} {text}: an empty step; write field/FQN/key, e.g. "
+                         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
+                         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
+                         source=option)
+    return parts
+
+
+def as_path(path: str | Sequence[Any], option: str = "path") -> tuple[Any, ...]:
+    """A path as a tuple of keys: a string is read by :func:`parse_path` (the command's
+    ``field/FQN/key``, or a JSON Pointer), any other sequence is taken step by step.
+
+    Its steps from a string are all strings: a digit string names an array item
+    (see :func:`~metaplan.frozen.step`).
+
+    >>> as_path("param_plan/m.x/is_boundary") == as_path(("param_plan", "m.x", "is_boundary"))
+    True
+    """
+    return parse_path(path, option) if isinstance(path, str) else tuple(path)
 
 
 def key_path(path: Sequence[Any], *, quoted: Sequence[int] = ()) -> str:

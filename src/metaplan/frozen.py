@@ -26,7 +26,7 @@ import contextlib
 import enum
 import gc
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
 
 import orjson
@@ -42,12 +42,15 @@ __all__ = [
     "freeze_owned",
     "frozen",
     "interned",
+    "item_number",
     "json_equal",
     "orjson_default",
     "paused_gc",
     "shorten",
+    "step",
     "thaw",
     "to_raw",
+    "walk",
 ]
 
 _SCALARS = (str, int, bool, type(None))
@@ -64,6 +67,52 @@ class Missing(enum.Enum):
 
 MISSING = Missing.MISSING
 """No value at all (an absent key), as opposed to a JSON ``null``."""
+
+
+def item_number(key: Any) -> int | None:
+    """The array item a key names: an ``int`` from 0, or a digit string as a JSON Pointer
+    writes one (``"0"``, ``"12"``; not ``"01"``, ``"-1"`` or ``True``); else None.
+
+    >>> item_number(3), item_number("12"), item_number("01"), item_number(True)
+    (3, 12, None, None)
+    """
+    if type(key) is int:
+        return key if key >= 0 else None
+    if type(key) is str and key.isascii() and key.isdigit() and (key == "0" or key[0] != "0"):
+        return int(key)
+    return None
+
+
+def step(value: Any, key: Any) -> Any:
+    """The value under ``key`` of a JSON value, else :data:`MISSING`: an object's value
+    under a string key, an array's item by :func:`item_number`; a scalar holds nothing.
+
+    The one reader of a path's step (``Plan.at``, ``Edit.get`` and merge's lookups
+    walk with it, see :func:`walk`). Raw and frozen values read alike, and what
+    is found is as the value was: frozen under a frozen value, raw under a raw one.
+
+    >>> step(freeze({"a": [1, 2]})["a"], "1"), step({"0": "x"}, "0"), step({"0": "x"}, 0)
+    (2, 'x', <missing>)
+    """
+    if type(value) is dict or isinstance(value, Mapping):
+        return value.get(key, MISSING) if type(key) is str else MISSING
+    if type(value) is list or isinstance(value, PVector):
+        index = item_number(key)
+        return value[index] if index is not None and index < len(value) else MISSING
+    return MISSING
+
+
+def walk(value: Any, keys: Iterable[Any]) -> Any:
+    """The value at ``keys`` under ``value`` (each a :func:`step`), else :data:`MISSING`.
+
+    >>> walk(freeze({"a": [{"b": 1}]}), ("a", "0", "b")), walk({"a": 1}, ("a", "b"))
+    (1, <missing>)
+    """
+    for key in keys:
+        if value is MISSING:
+            break
+        value = step(value, key)
+    return value
 
 
 @contextlib.contextmanager

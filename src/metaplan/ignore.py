@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from metaplan.change import Change, ChangeRecord, Key, Path, parse_path
+from metaplan.change import Change, ChangeRecord, Key, Path
 from metaplan.edit import apply_changes
-from metaplan.errors import InputError
+from metaplan.errors import InputError, parse_path
 from metaplan.plan import Plan
 
 __all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"]
@@ -40,7 +40,7 @@ def _matcher(step: str) -> Callable[[str], Any]:
 
 
 def parse_ignore(text: str) -> Ignore:
-    """A pattern's steps, read as :func:`~metaplan.change.parse_path` reads a path."""
+    """A pattern's steps, read as :func:`~metaplan.errors.parse_path` reads a path."""
     steps = parse_path(text, "--ignore")
     if not steps or steps == ("",):
         raise InputError("--ignore: an empty pattern would ignore everything; name a field",

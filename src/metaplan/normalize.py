@@ -21,7 +21,7 @@ from metaplan.passes.registry import NORMALIZE, build_pipeline
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
-from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 
 __all__ = ["NormalizeResult", "normalize", "normalize_pipeline"]
 
@@ -43,7 +43,10 @@ def normalize_pipeline(*, specs: SpecRegistry = BUILTIN_SPECS,
     ``module_overrides`` and the model type is the plan's (:data:`FROM_PLAN`);
     ``model_type=None`` looks specs up with no model type. The shared-class
     stage reads the class map of the run's input, bound when a run starts.
+    ``rules=None`` and ``specs=None`` are refused (``TypeError``): none is
+    ``()`` and ``SpecRegistry()``.
     """
+    refuse_none("normalize_pipeline", specs=specs, rules=rules)
     return build_pipeline(NORMALIZE, specs=specs, rules=rules, model_type=model_type,
                           label="normalize")
 
@@ -52,5 +55,6 @@ def normalize(plan: Plan, *, specs: SpecRegistry = BUILTIN_SPECS,
               rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
               model_type: ModelTypeSetting = FROM_PLAN) -> NormalizeResult:
     """Normalize ``plan`` as the seed does, without touching it; idempotent."""
+    refuse_none("normalize", specs=specs, rules=rules)
     trace = normalize_pipeline(specs=specs, rules=rules, model_type=model_type).run(plan)
     return NormalizeResult(trace.final, trace.records, trace)

@@ -31,10 +31,21 @@ from typing import Any
 from pyrsistent import PMap, PVector, pmap, pvector
 
 from metaplan.digest import DigestState, Touched, derive, digest_all, hexdigest
-from metaplan.errors import PlanError, describe
-from metaplan.frozen import MISSING, freeze_owned, interned, json_equal, paused_gc, thaw, to_raw
+from metaplan.errors import PlanError, as_path, describe
+from metaplan.frozen import (
+    MISSING,
+    freeze_owned,
+    interned,
+    json_equal,
+    paused_gc,
+    step,
+    thaw,
+    to_raw,
+    walk,
+)
 from metaplan.inputs import source_name
 from metaplan.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
+from metaplan.rules import model_type_of
 from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
 from metaplan.streaming import parse_plan_text
 
@@ -237,9 +248,15 @@ class Plan(Mapping[str, Any]):
 
     @property
     def model_type(self) -> str | None:
-        """The plan's own ``model_type`` field, when it is a string."""
-        value = self._plain.get("model_type")
-        return value if isinstance(value, str) else None
+        """The plan's model type as upstream's emitter reads it: ``model_type_of(plan).value``.
+
+        Its ``model_type``, else ``model_class``, else ``source.architecture``
+        (see :func:`~metaplan.rules.model_type_of`, which also says which).
+
+        >>> Plan.from_json({"model_class": "DeepseekV3ForCausalLM"}).model_type
+        'DeepseekV3ForCausalLM'
+        """
+        return model_type_of(self).value
 
     def index(self, field: str) -> Mapping[str, Any]:
         """The FQN map ``field`` as a read-only dict view: C-speed lookups and iteration.
@@ -273,39 +290,37 @@ class Plan(Mapping[str, Any]):
             built = self._pmaps[field] = pmap(self._items(field))
         return built
 
-    def at(self, path: Sequence[Any], default: Any = MISSING) -> Any:
+    def at(self, path: str | Sequence[Any], default: Any = MISSING) -> Any:
         """The value at ``path`` (a field, then object keys and array item numbers), or
-        ``default`` when there is none. Item numbers may be given as digit strings.
+        ``default`` when there is none.
+
+        Each step is read by :func:`~metaplan.frozen.step` (an item number may be
+        a digit string); a string path is the command's ``field/FQN/key`` or a
+        JSON Pointer (:func:`~metaplan.errors.parse_path`), so
+        ``plan.at("injections/0/match") == plan.at(("injections", 0, "match"))``.
 
         >>> Plan.from_json({"param_plan": {"m": {"p": [1, 2]}}}).at(("param_plan", "m", "p", 1))
         2
         """
+        path = as_path(path)
         if not path:
             return default
         field = path[0]
-        if field in self._indexes or field in self._pmaps:
+        if type(field) is str and (field in self._indexes or field in self._pmaps):
             if len(path) == 1:
                 return self._pmap(field)
-            value = self._items(field).get(path[1], MISSING)
-            rest = path[2:]
+            value = walk(step(self._items(field), path[1]), path[2:])
         else:
-            value = self._plain.get(field, MISSING)
-            rest = path[1:]
-        for key in rest:
-            if value is MISSING:
-                break
-            if isinstance(value, Mapping):
-                value = value.get(key, MISSING) if isinstance(key, str) else MISSING
-            elif isinstance(value, PVector):
-                index = int(key) if isinstance(key, str) and key.isdigit() else key
-                value = value[index] if type(index) is int and 0 <= index < len(value) \
-                    else MISSING
-            else:
-                value = MISSING
+            value = walk(self._plain, path)
         return default if value is MISSING else value
 
     def set(self, key: str, value: Any) -> Plan:
-        """A plan with top-level ``key`` bound to (a frozen copy of) ``value``."""
+        """A plan with top-level ``key`` bound to (a frozen copy of) ``value``.
+
+        ``key`` is a field name: a value inside the plan is set by
+        :func:`metaplan.edit.set_in` (a ``TypeError`` here says so).
+        """
+        _field_name(key, "set", "set_in(plan, path, value)")
         if key in self and json_equal(self[key], value):
             return self
         raw = to_raw(value)
@@ -320,7 +335,12 @@ class Plan(Mapping[str, Any]):
         return Plan._made(plain, indexes, pmaps)
 
     def remove(self, key: str) -> Plan:
-        """A plan without top-level ``key``; this plan if it has none."""
+        """A plan without top-level ``key``; this plan if it has none.
+
+        ``key`` is a field name: a value inside the plan is removed by
+        :func:`metaplan.edit.remove_in` (a ``TypeError`` here says so).
+        """
+        _field_name(key, "remove", "remove_in(plan, path)")
         if key not in self:
             return self
         pmaps = {name: built for name, built in self._pmaps.items() if name != key}
@@ -381,6 +401,14 @@ class Plan(Mapping[str, Any]):
         out = dict(self._plain.items())
         out.update({name: self._items(name) for name in self.map_fields})
         return out
+
+
+def _field_name(key: Any, method: str, instead: str) -> None:
+    """Refuse a key of ``Plan.set`` / ``Plan.remove`` that is not a field name (TypeError)."""
+    if type(key) is not str:
+        raise TypeError(f"Plan.{method}: expected a top-level field name (a str), found "
+                        f"{key!r}; for a value inside the plan, write its path as a tuple "
+                        f"of keys and call metaplan.{instead}")
 
 
 def loads(data: bytes | str, *, source: str = "<input>") -> Plan:

@@ -1,6 +1,9 @@
 """Sentinels for settings read at run time, each a typed enum member (as attrs' ``NOTHING``).
 
-``None`` always means "none" (no model type); these mean "look it up":
+``None`` never means "look it up": it means "none" (``model_type=None``: no
+model type), and where "none" has its own spelling (``rules=()``: no rules,
+``SpecRegistry()``: no specs) ``None`` is refused with a ``TypeError``
+(:func:`refuse_none`). These mean "look it up":
 
 - :data:`FROM_PLAN`: from the plan the pass is given (its ``injections`` for
   rules, its model type);
@@ -13,7 +16,8 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-__all__ = ["FROM_PLAN", "RUN_INPUT", "VOLATILE", "FromPlan", "FromRun", "ModelTypeSetting"]
+__all__ = ["FROM_PLAN", "RUN_INPUT", "VOLATILE", "FromPlan", "FromRun", "ModelTypeSetting",
+           "refuse_none"]
 
 
 class FromPlan(enum.Enum):
@@ -45,3 +49,30 @@ ModelTypeSetting = str | None | Literal[FromPlan.FROM_PLAN]
 
 VOLATILE = ("signature", "yaml_sha256", "source", "outputs", "codegen_version")
 """The fields a regeneration changes whatever the model and rules (``--ignore-volatile``)."""
+
+
+_SPELLINGS = {
+    "rules": ("FROM_PLAN or an iterable of InlineRule",
+              "FROM_PLAN (the default) for the plan's injections, or () for no rules"),
+    "specs": ("a SpecRegistry",
+              "BUILTIN_SPECS (the default), or SpecRegistry() for no specs"),
+}
+
+
+def refuse_none(where: str, **settings: object) -> None:
+    """Refuse ``rules=None`` and ``specs=None``: "none" is spelled otherwise there.
+
+    (``None`` once meant "the plan's"; taking it for "none" now would change
+    such calls silently.)
+
+    >>> refuse_none("verify", rules=(), specs=None)
+    Traceback (most recent call last):
+    ...
+    TypeError: verify(specs=None): expected a SpecRegistry, found None; pass BUILTIN_SPECS \
+(the default), or SpecRegistry() for no specs
+    """
+    for name, value in settings.items():
+        if value is None:
+            expected, fix = _SPELLINGS[name]
+            raise TypeError(f"{where}({name}=None): expected {expected}, found None; "
+                            f"pass {fix}")

@@ -56,7 +56,7 @@ from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
 from metaplan.names import parse_names
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
-from metaplan.settings import FROM_PLAN, ModelTypeSetting
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 
 __all__ = [
     "CHECKS",
@@ -272,17 +272,17 @@ def _target_of(value: Any) -> str | None:
     return None
 
 
-def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
+def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | FromPlan,
                       ) -> list[tuple[str, tuple[Any, ...]]]:
     """``(target, where)`` for every strategy target the rules name.
 
-    From the plan (``rules=None``): each injection's ``local_compute_fn`` and
+    From the plan (:data:`FROM_PLAN`): each injection's ``local_compute_fn`` and
     ``inner_wrapper``, as upstream ``inline/yaml_rules.collect_inline_rules``
     reads them; else each rule's ``local_compute_target`` and
     ``inner_wrapper_target`` (``where`` is then ``rules[i]...``).
     """
     found: list[tuple[str, tuple[Any, ...]]] = []
-    if rules is None:
+    if rules is FROM_PLAN:
         for i, injection in enumerate(array(plan.get("injections"))):
             if isinstance(injection, Mapping):
                 for key in ("local_compute_fn", "inner_wrapper"):
@@ -298,29 +298,30 @@ def _strategy_targets(plan: Plan, rules: Sequence[InlineRule] | None,
     return found
 
 
-def spec_coverage(plan: Plan, *, specs: SpecRegistry | None = None,
-                  rules: Iterable[InlineRule] | None = None,
+def spec_coverage(plan: Plan, *, specs: SpecRegistry = BUILTIN_SPECS,
+                  rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
                   model_type: ModelTypeSetting = FROM_PLAN) -> list[Violation]:
     """Every strategy target the rules name has a strategy spec; all gaps at once.
 
-    Rules default to the plan's injections, specs to the built-in registry,
-    the model type to :func:`~metaplan.rules.model_type_of`. One violation
+    Rules default to the plan's injections (:data:`FROM_PLAN`; ``()``: none),
+    specs to the built-in registry, the model type to the plan's
+    (:func:`~metaplan.rules.model_type_of`; ``None``: none). One violation
     per uncovered target, at the first place that names it. (Upstream
     ``inline/pipeline._require_inline_coverage``: "reporting all gaps at
     once keeps one fix cycle from hiding the next".)
     """
-    registry = BUILTIN_SPECS if specs is None else specs
+    refuse_none("spec_coverage", specs=specs, rules=rules)
     value: str | None
     if model_type is FROM_PLAN:
         value, source = model_type_of(plan)
         where = f" from the plan's {source}" if value is not None else ""
     else:
         value, where = model_type, ""
-    canonical = registry.canonical_model_type(value)
+    canonical = specs.canonical_model_type(value)
     alias = f", read as {canonical!r}" if canonical != value else ""
     gaps: dict[str, list[tuple[Any, ...]]] = {}
-    for target, path in _strategy_targets(plan, None if rules is None else tuple(rules)):
-        if registry.lookup(target, value) is None:
+    for target, path in _strategy_targets(plan, _settled(rules)):
+        if specs.lookup(target, value) is None:
             gaps.setdefault(target, []).append(path)
     found = []
     for number, target in enumerate(sorted(gaps), 1):
@@ -662,9 +663,10 @@ them, so they run only when asked for."""
 
 DEFAULT_CHECKS = tuple(name for name in CHECKS
                        if name != "spec-coverage" and name not in NORMAL_FORM_CHECKS)
-"""What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when specs
-or rules are given, or it is asked for (the built-in registry knows two archetypes); the
-:data:`NORMAL_FORM_CHECKS` only when asked for."""
+"""What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when the specs
+are not :data:`~metaplan.rules.BUILTIN_SPECS` or the rules not :data:`FROM_PLAN`, or it is
+asked for (the built-in registry knows two archetypes); the :data:`NORMAL_FORM_CHECKS` only
+when asked for."""
 
 
 def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[str, ...]:
@@ -676,28 +678,40 @@ def parse_checks(text: str | Sequence[str], *, where: str = "checks") -> tuple[s
     return parse_names(text, tuple(CHECKS), what="check", where=where, unique=True)
 
 
-def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry | None,
-            rules: Iterable[InlineRule] | None) -> tuple[str, ...]:
+def _settled(rules: Iterable[InlineRule] | FromPlan) -> tuple[InlineRule, ...] | FromPlan:
+    """The rules as a tuple (read once), or :data:`FROM_PLAN`."""
+    return rules if isinstance(rules, FromPlan) else tuple(rules)
+
+
+def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry,
+            rules: tuple[InlineRule, ...] | FromPlan) -> tuple[str, ...]:
+    """The checks to run: those named, else the defaults (with ``spec-coverage`` for settings
+    of its own: passing the defaults is not passing them)."""
     if checks is not None:
         return parse_checks(checks)
-    if specs is None and rules is None:
+    if specs is BUILTIN_SPECS and rules is FROM_PLAN:
         return DEFAULT_CHECKS
     return tuple(name for name in CHECKS if name in DEFAULT_CHECKS or name == "spec-coverage")
 
 
 def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
-                 specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+                 specs: SpecRegistry = BUILTIN_SPECS,
+                 rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
                  model_type: ModelTypeSetting = FROM_PLAN) -> Verification:
     """The violations and notes of the named ``checks``, in check order.
 
     ``checks=None`` runs :data:`DEFAULT_CHECKS`, plus ``spec-coverage`` when
-    ``specs`` or ``rules`` are given. ``spec-coverage`` looks the rules
-    (default: the plan's injections) up in ``specs`` (default: the built-in
-    registry) under ``model_type`` (default: the plan's, see
-    :func:`~metaplan.rules.model_type_of`).
+    ``specs`` is not :data:`~metaplan.rules.BUILTIN_SPECS` or ``rules`` is not
+    :data:`FROM_PLAN` (so passing the defaults equals not passing them).
+    ``spec-coverage`` looks the rules (default: the plan's injections; ``()``:
+    none) up in ``specs`` (default: the built-in registry) under
+    ``model_type`` (default: the plan's, see
+    :func:`~metaplan.rules.model_type_of`; ``None``: none). ``None`` is no
+    setting for ``rules`` or ``specs`` (a ``TypeError`` says what to pass).
     """
-    names = _chosen(checks, specs, rules)
-    rule_list = None if rules is None else tuple(rules)
+    refuse_none("verification", specs=specs, rules=rules)
+    rule_list = _settled(rules)
+    names = _chosen(checks, specs, rule_list)
     violations: list[Violation] = []
     with paused_gc():
         walk = (_walk(plan) if "placement" in names or "frozen-sharded-params" in names
@@ -719,21 +733,23 @@ def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
 
 
 def verify(plan: Plan, checks: str | Sequence[str] | None = None, *,
-           specs: SpecRegistry | None = None, rules: Iterable[InlineRule] | None = None,
+           specs: SpecRegistry = BUILTIN_SPECS,
+           rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
            model_type: ModelTypeSetting = FROM_PLAN) -> tuple[Violation, ...]:
     """The violations of every default check (or of the named ``checks``), in check order.
 
     See :func:`verification`, which also returns the notes.
     """
+    refuse_none("verify", specs=specs, rules=rules)
     return verification(plan, checks, specs=specs, rules=rules, model_type=model_type).violations
 
 
 @dataclass(frozen=True)
 class _Verify:
     checks: tuple[str, ...] | None
-    specs: SpecRegistry | None
-    rules: tuple[InlineRule, ...] | None
-    model_type: Any
+    specs: SpecRegistry
+    rules: tuple[InlineRule, ...] | FromPlan
+    model_type: ModelTypeSetting
 
     @property
     def __name__(self) -> str:
@@ -744,22 +760,27 @@ class _Verify:
                       model_type=self.model_type)
 
     def __repr__(self) -> str:
-        settings = [f"{key}={value!r}" for key, value in (
-            ("checks", self.checks), ("specs", self.specs),
-            ("rules", None if self.rules is None else f"<{len(self.rules)} rules>"))
-            if value is not None]
+        settings = [] if self.checks is None else [f"checks={self.checks!r}"]
+        if self.specs is not BUILTIN_SPECS:
+            settings.append(f"specs={self.specs!r}")
+        if not isinstance(self.rules, FromPlan):
+            settings.append(f"rules=<{len(self.rules)} rules>")
         if self.model_type is not FROM_PLAN:
             settings.append(f"model_type={self.model_type!r}")
         return f"verify({', '.join(settings)})"
 
 
-def verifier(checks: str | Sequence[str] | None = None, *, specs: SpecRegistry | None = None,
-             rules: Iterable[InlineRule] | None = None,
+def verifier(checks: str | Sequence[str] | None = None, *,
+             specs: SpecRegistry = BUILTIN_SPECS,
+             rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
              model_type: ModelTypeSetting = FROM_PLAN) -> Verifier:
     """:func:`verify` with these settings, as a verifier for ``pipeline.verified(...)``.
 
-    >>> verifier("class-key", model_type="qwen3_moe")
+    Its repr shows the settings that are not the defaults:
+
+    >>> verifier("class-key", model_type="qwen3_moe", specs=BUILTIN_SPECS)
     verify(checks=('class-key',), model_type='qwen3_moe')
     """
-    return _Verify(None if checks is None else parse_checks(checks), specs,
-                   None if rules is None else tuple(rules), model_type)
+    refuse_none("verifier", specs=specs, rules=rules)
+    return _Verify(None if checks is None else parse_checks(checks), specs, _settled(rules),
+                   model_type)

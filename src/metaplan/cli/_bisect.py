@@ -9,10 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metaplan.change import parse_path
 from metaplan.cli._common import Settings, checks_from, print_stats, run_pipeline, settings_of
 from metaplan.cli._io import json_name, to_stdout
-from metaplan.errors import InputError
+from metaplan.errors import InputError, parse_path
 from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
 from metaplan.jsonio import dumps_pretty, parse_json
 from metaplan.plan import Plan, load

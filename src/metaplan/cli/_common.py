@@ -22,7 +22,7 @@ from metaplan.rules import (
     load_specs,
     model_type_of,
 )
-from metaplan.settings import FROM_PLAN, ModelTypeSetting
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
 from metaplan.verify import parse_checks, verifier
 
 __all__ = [
@@ -54,20 +54,21 @@ def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
 
 
 class Settings(NamedTuple):
-    """What ``--specs``, ``--rules`` and ``--model-type`` ask for (None: not given)."""
+    """What ``--specs``, ``--rules`` and ``--model-type`` ask for, as the library spells it."""
 
-    specs: SpecRegistry | None
-    rules: tuple[InlineRule, ...] | None
+    specs: SpecRegistry
+    rules: tuple[InlineRule, ...] | FromPlan
     model_type: ModelTypeSetting
 
 
 def settings_of(args: argparse.Namespace, prefix: str = "") -> Settings:
-    """The specs and rules files read, and the model type (``FROM_PLAN`` unless given)."""
+    """The specs and rules files read (``BUILTIN_SPECS`` and ``FROM_PLAN`` unless given), and
+    the model type (``FROM_PLAN`` unless given)."""
     specs_path = option_of(args, "specs", prefix)
     rules_path = option_of(args, "rules", prefix)
     given = option_of(args, "model_type", prefix)
-    return Settings(load_specs(specs_path) if specs_path else None,
-                    load_rules(rules_path) if rules_path else None,
+    return Settings(load_specs(specs_path) if specs_path else BUILTIN_SPECS,
+                    load_rules(rules_path) if rules_path else FROM_PLAN,
                     FROM_PLAN if given is None else given)
 
 
@@ -86,13 +87,12 @@ def pipeline_from(args: argparse.Namespace, prefix: str = "") -> Pipeline:
     """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
     names = _names(args, prefix)
     specs, rules, model_type = settings_of(args, prefix)
-    registry = specs if specs is not None else BUILTIN_SPECS
     if model_type is not FROM_PLAN and all(
-            key[1] != registry.canonical_model_type(model_type) for key in registry.specs):
+            key[1] != specs.canonical_model_type(model_type) for key in specs.specs):
         note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
                    "specs apply")
-    built = build_pipeline(names, specs=registry, rules=FROM_PLAN if rules is None else rules,
-                           model_type=model_type, label=format_passes(names))
+    built = build_pipeline(names, specs=specs, rules=rules, model_type=model_type,
+                           label=format_passes(names))
     if getattr(args, "verify_each", False):
         return built.verified(verifier(specs=specs, rules=rules, model_type=model_type))
     return built

@@ -27,7 +27,7 @@ from metaplan.passes.strip_ep import strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
 from metaplan.pipeline import Pass, Pipeline
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
-from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 
 __all__ = ["NORMALIZE", "PASSES", "Settings", "build_pipeline", "format_passes", "parse_passes"]
 
@@ -78,6 +78,7 @@ def build_pipeline(names: str | Sequence[str], *, specs: SpecRegistry = BUILTIN_
     ['strip_ep_sub_boundaries', 'strip_ep_sub_boundaries', 'strip_external_state_boundaries',
      'mark_shared_class_boundaries']
     """
+    refuse_none("build_pipeline", specs=specs, rules=rules)
     words = [names] if isinstance(names, str) else list(names)
     checked = [name for word in words for name in parse_passes(word, where="build_pipeline")]
     settings = Settings(specs, rules if isinstance(rules, FromPlan) else tuple(rules),

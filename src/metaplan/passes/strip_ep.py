@@ -38,7 +38,7 @@ from metaplan.rules import (
     model_type_of,
     rules_from_plan,
 )
-from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
+from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 from metaplan.steps import Contract
 
 __all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model_type",
@@ -212,5 +212,6 @@ def strip_ep_sub_boundaries(*, rules: Iterable[InlineRule] | FromPlan = FROM_PLA
                             model_type: ModelTypeSetting = FROM_PLAN) -> StripEPSubBoundaries:
     """Stage 1. By default the rules come from the plan's injections and the model type
     is the plan's (:data:`FROM_PLAN`); ``model_type=None`` means none."""
+    refuse_none("strip_ep_sub_boundaries", specs=specs, rules=rules)
     return StripEPSubBoundaries(rules if isinstance(rules, FromPlan) else tuple(rules),
                                 specs, model_type)
