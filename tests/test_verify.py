@@ -85,6 +85,17 @@ def test_default_checks_leave_spec_coverage_to_settings_of_ones_own() -> None:
     assert [v.check for v in metaplan.verify(plan, "spec-coverage")] == ["spec-coverage"]
 
 
+def test_settings_of_ones_own_add_spec_coverage_to_the_defaults_not_replace_them() -> None:
+    raw = _with_unknown_target(_real())
+    raw["boundary_classes"]["ghost"] = "MLP"  # a class key of no module: class-key fails
+    plan = metaplan.Plan.from_json(raw)
+    assert [v.check for v in metaplan.verify(plan)] == ["class-key"]
+    for explicit in ({"specs": _own_builtins()}, {"rules": metaplan.rules_from_plan(plan)}):
+        found = metaplan.verification(plan, **explicit)
+        assert [v.check for v in found.violations] == ["class-key", "spec-coverage"]
+        assert set(found.checks) == {*DEFAULT_CHECKS, "spec-coverage"}
+
+
 # one spelling per meaning ------------------------------------------------------------
 
 
@@ -590,6 +601,15 @@ def test_a_verifier_is_a_frozen_value_named_by_its_settings() -> None:
         chosen.checks = None  # type: ignore[attr-defined]
 
 
+def test_a_verifier_reads_rules_given_as_an_iterator_once() -> None:
+    rule = metaplan.InlineRule(("x",), local_compute_target=UNKNOWN)
+    chosen = metaplan.verifier("spec-coverage", rules=iter([rule]))
+    first = tuple(chosen(_small()))
+    assert [v.check for v in first] == ["spec-coverage"] and UNKNOWN in first[0].message
+    assert tuple(chosen(_small())) == first  # every run sees the rule, not only the first
+    assert repr(chosen) == "verify(checks=('spec-coverage',), rules=<1 rules>)"
+
+
 def test_the_boundary_predicate_is_upstreams() -> None:
     cases: dict[bool, tuple[Any, ...]] = {
         True: ({"is_boundary": True}, {"is_boundary": 1}, {"is_boundary": "false"},
@@ -819,6 +839,18 @@ def test_shared_class_names_each_unmarked_boundary_of_a_shared_class() -> None:
     assert "which non-boundary shared shares" in again[0].message  # the first by FQN
     marked = metaplan.mark_shared_class_boundaries()(metaplan.Plan.from_json(raw)).plan
     assert metaplan.verify(marked, "shared-class") == ()
+    raw["param_plan"]["aa"] = {"is_boundary": False}  # last in the map, first by FQN
+    raw["boundary_classes"]["aa"] = "MLP"
+    last = metaplan.verify(metaplan.Plan.from_json(raw), "shared-class")
+    assert "which non-boundary aa shares" in last[0].message  # by FQN, not by map order
+
+
+def test_modules_without_a_class_share_none() -> None:
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"free": {"is_boundary": False}, "lone": {"is_boundary": True},
+                       "dense": {"is_boundary": True}},
+        "boundary_classes": {"dense": "MLP"}})  # neither free nor lone has a class
+    assert metaplan.verify(plan, "shared-class") == ()
 
 
 def test_the_command_runs_the_normal_form_checks_when_asked(tmp_path: Path) -> None:
