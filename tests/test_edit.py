@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from pyrsistent import PMap, PVector, pmap
 import metaplan
 from conftest import demo_record, make_record
 from metaplan import Change, ConflictError, Edit
-from metaplan.edit import apply_changes
+from metaplan.edit import apply_changes, remove_in, set_in
 from metaplan.passes.slim import slim
 from metaplan.records import dumps_records, loads_records
 from metaplan.testing import plans
@@ -925,3 +926,54 @@ def test_an_item_number_finds_nothing_in_an_object_held_as_a_pmap() -> None:
     edit = Edit(metaplan.Plan(pmap(fields)))
     assert edit.get(("x", 1), "absent") == "absent"
     assert edit.get(("x", "1")) == "text"
+
+
+class _Key(str):
+    """A str subclass: no JSON key (``frozen.step`` reads only exact strings)."""
+
+
+def test_a_step_into_an_fqn_map_is_read_as_plan_at_reads_it(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    for path in (("param_plan", _Key("a")), ("param_plan", 0), ("param_plan", "a", _Key("params"))):
+        assert plan.at(path, "absent") == "absent"
+        assert edit.get(path, "absent") == "absent", path
+    assert edit.get(("param_plan", "a", "params", "w", "tp")) == "R"
+
+
+def test_a_write_refuses_a_path_given_as_a_string(plan: metaplan.Plan) -> None:
+    edit = Edit(plan)
+    writes: list[Callable[[], None]] = [
+        lambda: edit.set("param_plan/a/is_boundary", False),
+        lambda: edit.remove("param_plan/b"),
+        lambda: edit.insert("injections/0", {"match": "c"})]
+    for write in writes:
+        with pytest.raises(TypeError, match=r"^a path to change is a tuple of keys, found the "
+                                            r"string .*metaplan\.set_in / remove_in"):
+            write()
+    assert edit.finish("nothing")[1].is_noop
+
+
+def test_set_in_and_remove_in_read_digit_steps_as_items_only_in_arrays() -> None:
+    plan = metaplan.Plan.from_json({
+        "param_plan": {"m": {"out_names": ["x", "y"], "0": "key"}},
+        "injections": [{"match": "a"}, {"match": "b"}], "o": {"0": "zero"}, "0": {"k": 1}})
+    before = plan.to_json()
+    cases: list[tuple[Any, Any, Any]] = [
+        ("injections/1/ep_size", ("injections", 1, "ep_size"), 4),
+        (("injections", "0", "match"), ("injections", 0, "match"), "z"),
+        ("param_plan/m/out_names/1", ("param_plan", "m", "out_names", 1), "w"),
+        ("param_plan/m/0", ("param_plan", "m", "0"), "other"),  # an object's key "0"
+        ("o/0", ("o", "0"), "nought"),
+        ("0/k", ("0", "k"), 2)]  # a field named like an item number is a field
+    for given_path, path, value in cases:
+        new = set_in(plan, given_path, value)
+        assert isinstance(new, metaplan.Plan) and new.at(path) == value, given_path
+        assert set_in(new, given_path, value) is new  # already so: the plan itself
+    gone = remove_in(plan, "injections/0")
+    assert isinstance(gone, metaplan.Plan)
+    assert metaplan.thaw(gone.at("injections")) == [{"match": "b"}]
+    fewer = remove_in(plan, ("param_plan", "m", "out_names", "0"))
+    assert metaplan.thaw(fewer.at("param_plan/m/out_names")) == ["y"]
+    assert metaplan.thaw(remove_in(plan, "o/0").at("o")) == {}
+    assert remove_in(plan, "param_plan/zz") is plan  # nothing there: the plan itself
+    assert plan.to_json() == before
