@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 import metaplan
+from metaplan.edit import Edit
 from metaplan.passes import mark_shared_class_boundaries, non_boundary_classes
+from metaplan.passes.mark_shared import MarkSharedClassBoundaries
 from metaplan.settings import RUN_INPUT
 
 
@@ -87,3 +89,16 @@ def test_nothing_non_boundary_is_a_no_op_returning_the_input() -> None:
     plan = _plan({"m": {"is_boundary": True}, "n": {}}, {"m": "C", "n": "C"})
     result = mark_shared_class_boundaries()(plan)
     assert result.plan is plan and result.record.is_noop
+
+
+def test_its_contract_catches_a_stage_that_forgets_to_mark() -> None:
+    class Lazy(MarkSharedClassBoundaries):
+        def edit(self, edit: Edit) -> None:
+            pass
+
+    plan = _plan({"a": {"is_boundary": False}, "b": {"is_boundary": True}}, {"a": "M", "b": "M"})
+    assert [v.check for v in metaplan.verify(plan, "shared-class")] == ["shared-class"]
+    done = metaplan.pipeline(mark_shared_class_boundaries()).run(plan, contracts=True)
+    assert metaplan.verify(done.final, "shared-class") == ()
+    with pytest.raises(metaplan.ContractError, match="ensures shared-class"):
+        metaplan.pipeline(Lazy()).run(plan, contracts=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -129,3 +130,11 @@ def test_build_pipeline_keeps_rules_given_once_as_an_iterator() -> None:
     first, again = built.run(plan), built.run(plan)
     assert len(first.records[0]) == len(again.records[0]) > 0
     assert first.final == again.final
+
+
+@pytest.mark.parametrize("setting", ["rules", "specs"])
+def test_build_pipeline_refuses_none_for_its_rules_or_specs(setting: str) -> None:
+    none: dict[str, Any] = {setting: None}
+    with pytest.raises(TypeError, match=rf"^build_pipeline\({setting}=None\): expected .*, "
+                                        "found None; pass "):
+        metaplan.build_pipeline("normalize", **none)

@@ -15,8 +15,14 @@ from hypothesis import strategies as st
 import metaplan
 from metaplan import SpecRegistry, StrategySpec
 from metaplan.compat import normalize_inline_meta
+from metaplan.edit import Edit
 from metaplan.oracle import reference_normalize
-from metaplan.passes.strip_ep import find_ep_targets, resolve_model_type, strip_ep_sub_boundaries
+from metaplan.passes.strip_ep import (
+    StripEPSubBoundaries,
+    find_ep_targets,
+    resolve_model_type,
+    strip_ep_sub_boundaries,
+)
 from metaplan.rules import BUILTIN_SPECS, InlineRule
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
@@ -263,3 +269,25 @@ def test_class_names_that_cannot_be_hashed_are_skipped_as_the_seed_skips_them() 
     specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
     classes: dict[str, Any] = {"m.0": ["MoE"], "m.1": {"x": 1}, "m.2": "MoE", "m.3": None}
     assert list(find_ep_targets(classes, [InlineRule(("m.*",), A)], specs, None)) == ["m.2"]
+
+
+def test_its_contract_catches_a_stage_that_breaks_what_its_input_passed() -> None:
+    class Careless(StripEPSubBoundaries):
+        def edit(self, edit: Edit) -> None:
+            edit.set(("boundary_classes", "ghost"), "MoE", "bug: a class key of no module")
+
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
+                                    "boundary_classes": {"m": "MoE"}})
+    assert metaplan.verify(plan) == ()
+    done = metaplan.pipeline(strip_ep_sub_boundaries()).run(plan, contracts=True)
+    assert done.final is plan
+    with pytest.raises(metaplan.ContractError, match="preserves class-key, but its result"):
+        metaplan.pipeline(Careless()).run(plan, contracts=True)
+
+
+@pytest.mark.parametrize("setting", ["rules", "specs"])
+def test_none_is_no_setting_for_its_rules_or_specs(setting: str) -> None:
+    none: dict[str, Any] = {setting: None}
+    with pytest.raises(TypeError, match=rf"^strip_ep_sub_boundaries\({setting}=None\): "
+                                        "expected .*, found None; pass "):
+        strip_ep_sub_boundaries(**none)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 import metaplan
+from metaplan.edit import Edit
 from metaplan.passes import strip_external_state_boundaries
+from metaplan.passes.strip_external import StripExternalStateBoundaries
 
 
 def test_every_module_of_an_external_class_is_stripped_in_fqn_order() -> None:
@@ -45,3 +47,18 @@ def test_the_stage_is_a_frozen_value() -> None:
         stage.extra = 1  # type: ignore[attr-defined]
     assert stage == strip_external_state_boundaries() and hash(stage) == hash(
         strip_external_state_boundaries())
+
+
+def test_its_contract_catches_a_stage_that_forgets_to_strip() -> None:
+    class Lazy(StripExternalStateBoundaries):
+        def edit(self, edit: Edit) -> None:
+            pass
+
+    plan = metaplan.Plan.from_json({"param_plan": {"r": {"is_boundary": True}},
+                                    "boundary_classes": {"r": "Router"},
+                                    "external_state_classes": ["Router"]})
+    assert [v.check for v in metaplan.verify(plan, "external-state")] == ["external-state"]
+    done = metaplan.pipeline(strip_external_state_boundaries()).run(plan, contracts=True)
+    assert metaplan.verify(done.final, "external-state") == ()
+    with pytest.raises(metaplan.ContractError, match="ensures external-state"):
+        metaplan.pipeline(Lazy()).run(plan, contracts=True)
