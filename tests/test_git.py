@@ -1,6 +1,7 @@
 """git with the README's set-up, in real temporary repositories: ``git diff`` and ``git log -p``
 print the folded diff (external diff) or one line per value (textconv), and ``git merge``
-merges plans with the merge driver, or stops on real conflicts with ours kept."""
+merges plans with the merge driver, or stops on real conflicts with every clean change kept
+and ours at each conflict; ``git mergetool`` settles them; ``git-setup`` configures it all."""
 
 from __future__ import annotations
 
@@ -178,21 +179,145 @@ def _clash(meta: dict[str, Any]) -> None:
     meta["boundary_classes"]["model.layers.3.mlp"] = "MyMoE"
 
 
-def test_git_merge_stops_on_conflicts_keeping_ours_as_valid_json(repo: Path) -> None:
+def _clash_merged() -> metaplan.Plan:
+    """What the driver writes for ``_branches(repo, _normalize, _clash)``: ours (the
+    normalized plan) with every clean change of theirs, ours at the two conflicts."""
+    expected = _raw(f"{NAME}.expected")
+    _hand_edit(expected)
+    return metaplan.Plan.from_json(expected)
+
+
+def test_a_conflicted_git_merge_keeps_every_clean_change_of_both_sides(repo: Path) -> None:
     _branches(repo, _normalize, _clash)
-    ours = (repo / FILE).read_bytes()
     done = _git(repo, "merge", "--no-edit", "theirs", check=False)
     assert done.returncode != 0
-    assert (repo / FILE).read_bytes() == ours
-    json.loads(ours)
+    assert metaplan.load(repo / FILE) == _clash_merged()  # ours' normalize and theirs' edits
     said = done.stdout + done.stderr
-    assert "metaplan git-merge: codegen_meta.json: 2 conflicts; kept ours" in said
+    assert ("metaplan git-merge: codegen_meta.json: 2 conflicts; wrote every clean change of "
+            "both sides, ours at each conflict (3 changes from theirs)") in said
     assert ('  boundary_classes["model.layers.3.mlp"]: base "DeepseekV3MoE", ours (absent), '
             'theirs "MyMoE"') in said
     assert ('  param_plan["model.layers.0.mlp"].skip_source_lowering: base (absent), '
             "ours true, theirs false") in said
     assert "CONFLICT (content): Merge conflict in codegen_meta.json" in said
     assert _git(repo, "status", "--porcelain").stdout == f"UU {FILE}\n"
+
+
+def _tools(repo: Path) -> None:
+    command = f'{METAPLAN} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"'
+    for tool, flag in (("metaplan", ""), ("metaplan-ask", " --ask"),
+                       ("metaplan-theirs", " --theirs")):
+        _git(repo, "config", f"mergetool.{tool}.cmd", command + flag)
+        _git(repo, "config", f"mergetool.{tool}.trustExitCode", "true")
+    _git(repo, "config", "mergetool.keepBackup", "false")
+
+
+def _mergetool(repo: Path, tool: str, answers: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "HOME": str(repo), "LC_ALL": "C"}
+    return subprocess.run(["git", "mergetool", f"--tool={tool}", "--no-prompt"], cwd=repo,
+                          env=env, input=answers, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_mergetool_settles_each_conflict_as_answered_and_the_commit_loses_nothing(
+        repo: Path) -> None:
+    _branches(repo, _normalize, _clash)
+    _tools(repo)
+    assert _git(repo, "merge", "--no-edit", "theirs", check=False).returncode != 0
+    left = _mergetool(repo, "metaplan")  # no terminal, no side: the conflicts stay
+    assert left.returncode != 0 and "2 conflicts; wrote codegen_meta.json" in left.stderr
+    assert _git(repo, "status", "--porcelain").stdout == f"UU {FILE}\n"
+    done = _mergetool(repo, "metaplan-ask", "t\no\n")  # theirs' class, ours' flag
+    assert done.returncode == 0, done.stderr
+    assert "conflict 1 of 2: boundary_classes" in done.stderr
+    assert "keep [o]urs, [t]heirs, [b]ase, or [l]eave it?" in done.stderr
+    _git(repo, "commit", "-q", "--no-edit")
+    expected = _clash_merged().to_json()
+    expected["boundary_classes"]["model.layers.3.mlp"] = "MyMoE"
+    assert metaplan.load(repo / FILE) == metaplan.Plan.from_json(expected)
+    assert metaplan.loads(_git(repo, "show", f"HEAD:{FILE}").stdout) == \
+        metaplan.Plan.from_json(expected)
+    assert _git(repo, "status", "--porcelain").stdout == ""
+    assert len(_git(repo, "log", "-1", "--format=%P").stdout.split()) == 2
+
+
+def test_mergetool_theirs_keeps_hand_edits_made_during_the_conflict(repo: Path) -> None:
+    _branches(repo, _normalize, _clash)
+    _tools(repo)
+    assert _git(repo, "merge", "--no-edit", "theirs", check=False).returncode != 0
+    meta = json.loads((repo / FILE).read_text())
+    meta["param_plan"]["model.layers.9.mlp"]["needs_cp_attn"] = True  # fixed by hand
+    (repo / FILE).write_text(json.dumps(meta))
+    done = _mergetool(repo, "metaplan-theirs")
+    assert done.returncode == 0, done.stderr
+    assert "kept the edits made to it by hand" in done.stderr
+    assert "2 conflicts settled to theirs" in done.stderr
+    expected = _clash_merged().to_json()
+    expected["boundary_classes"]["model.layers.3.mlp"] = "MyMoE"
+    expected["param_plan"]["model.layers.0.mlp"]["skip_source_lowering"] = False
+    expected["param_plan"]["model.layers.9.mlp"]["needs_cp_attn"] = True
+    assert metaplan.load(repo / FILE) == metaplan.Plan.from_json(expected)
+
+
+def test_mergetool_refuses_to_overwrite_a_hand_edit_of_a_conflict(repo: Path) -> None:
+    _branches(repo, _normalize, _clash)
+    _tools(repo)
+    assert _git(repo, "merge", "--no-edit", "theirs", check=False).returncode != 0
+    meta = json.loads((repo / FILE).read_text())
+    meta["boundary_classes"]["model.layers.3.mlp"] = "HandMoE"
+    (repo / FILE).write_text(json.dumps(meta))
+    before = (repo / FILE).read_bytes()
+    done = _mergetool(repo, "metaplan-theirs")
+    assert done.returncode != 0
+    assert "was edited by hand where the settled merge changes it; nothing written" in \
+        done.stderr
+    assert (repo / FILE).read_bytes() == before
+
+
+def test_git_setup_configures_a_repository_once(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "HOME": str(tmp_path), "LC_ALL": "C"}
+
+    def setup(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "metaplan", "git-setup", *args],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              check=False)
+
+    first = setup()
+    assert first.returncode == 0, first.stderr
+    assert "set merge.metaplan.driver = metaplan git-merge %O %A %B %P" in first.stdout
+    assert (tmp_path / ".gitattributes").read_text() == \
+        "codegen_meta.json diff=metaplan merge=metaplan\n"
+    again = setup()
+    assert again.returncode == 0
+    assert "set " not in again.stdout and "kept mergetool.metaplan.trustExitCode = true" in \
+        again.stdout
+    assert (tmp_path / ".gitattributes").read_text().count("codegen_meta.json") == 1
+    config = _git(tmp_path, "config", "--local", "--get-regexp", "metaplan").stdout
+    assert 'mergetool.metaplan.cmd metaplan mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"' \
+        in config
+    assert setup("plans/*.json").stdout.endswith(
+        ".gitattributes: added plans/*.json diff=metaplan merge=metaplan\n")
+    outside = subprocess.run([sys.executable, "-m", "metaplan", "git-setup"],
+                             cwd=tmp_path.parent, env={**env, "GIT_CEILING_DIRECTORIES":
+                                                        str(tmp_path.parent.parent)},
+                             capture_output=True, text=True, check=False)
+    if _git(tmp_path.parent, "rev-parse", check=False).returncode != 0:
+        assert outside.returncode == 2 and "not inside a git repository" in outside.stderr
+
+
+def test_git_setup_global_configures_the_users_git(tmp_path: Path) -> None:
+    config = tmp_path / "gitconfig"
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(config),
+           "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "LC_ALL": "C"}
+    done = subprocess.run([sys.executable, "-m", "metaplan", "git-setup", "--global"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "[diff \"metaplan\"]" in config.read_text()
+    assert (tmp_path / "xdg" / "git" / "attributes").read_text() == \
+        "codegen_meta.json diff=metaplan merge=metaplan\n"
 
 
 def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: Path) -> None:
@@ -209,10 +334,11 @@ def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: P
     meta = _raw()
     meta["injections"][5]["ep_size"] = 16
     _put(tmp_path, meta, "our plan")
-    ours = (tmp_path / FILE).read_bytes()
+    ours = metaplan.load(tmp_path / FILE)
     done = _git(tmp_path, "merge", "--no-edit", "theirs", check=False)
-    assert done.returncode != 0 and (tmp_path / FILE).read_bytes() == ours
+    assert done.returncode != 0 and metaplan.load(tmp_path / FILE) == ours  # ours at both
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("  ")]
-    assert "metaplan git-merge: codegen_meta.json: 2 conflicts; kept ours" in done.stderr
+    assert "metaplan git-merge: codegen_meta.json: 2 conflicts; wrote every clean" in \
+        done.stderr
     assert [line.split(":")[0] for line in said] == ["  injections",
                                                      '  param_plan["model.layers.3.mlp"]']

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 
 import metaplan
@@ -18,7 +19,7 @@ from conftest import DATA, OLD, metaplan_cli
 from metaplan.diff import diff
 from metaplan.edit import apply_changes
 from metaplan.frozen import MISSING, json_equal
-from metaplan.merge import Conflict, merge, rebase
+from metaplan.merge import SIDES, Conflict, Side, merge, rebase
 from metaplan.plan import Plan
 from metaplan.records import dumps_records, loads_records
 from metaplan.testing import PlanVersions, plan_versions
@@ -77,12 +78,94 @@ def test_inputs_are_never_changed_and_the_record_turns_ours_into_the_result(
     merged = merge(*plans)
     assert [metaplan.dumps(plan) for plan in plans] == before
     ours = plans[1]
+    assert metaplan.replay(ours, [merged.record]) == merged.plan
+    (reread,) = loads_records(dumps_records([merged.record]))
+    assert metaplan.replay(ours, [reread]) == merged.plan
+
+
+def _values(conflict: Conflict) -> bool:
+    """Whether a conflict names one value (not clashing regions of an array)."""
+    return not any(isinstance(key, int) for key in conflict.path)
+
+
+@given(plan_versions())
+def test_a_conflicted_merge_keeps_every_clean_change_and_ours_at_each_conflict(
+        versions: PlanVersions) -> None:
+    base, ours, theirs = _plans(versions)
+    merged = merge(base, ours, theirs)
+    for conflict in merged.conflicts:
+        if _values(conflict):
+            assert _same(merged.plan.at(conflict.path), conflict.ours), conflict
+    settled = {side: merge(base, ours, theirs, resolve=side) for side in SIDES}
+    for side, result in settled.items():
+        assert result.clean, (side, result.conflicts)
+        assert metaplan.replay(ours, [result.record]) == result.plan
+        for conflict in merged.conflicts:
+            if _values(conflict):
+                assert _same(result.plan.at(conflict.path), getattr(conflict, side)), side
+    assert settled["ours"].plan == merged.plan or any(not _values(c) for c in merged.conflicts)
+    # a clean merge is what every resolution gives: nothing to settle
     if merged.clean:
-        assert metaplan.replay(ours, [merged.record]) == merged.plan
-        (reread,) = loads_records(dumps_records([merged.record]))
-        assert metaplan.replay(ours, [reread]) == merged.plan
-    else:
-        assert merged.plan is ours and merged.record.is_noop
+        assert all(result.plan == merged.plan for result in settled.values())
+
+
+def test_clean_changes_of_both_sides_survive_a_conflict() -> None:
+    base = Plan.from_json({"param_plan": {"a": {"tp": 1}, "b": {"tp": 1}, "c": {"tp": 1}}})
+    ours = Plan.from_json({"param_plan": {"a": {"tp": 2}, "b": {"tp": 5}, "c": {"tp": 1}}})
+    theirs = Plan.from_json({"param_plan": {"a": {"tp": 3}, "b": {"tp": 1}, "c": {"tp": 7}}})
+    merged = merge(base, ours, theirs)
+    assert [c.path for c in merged.conflicts] == [("param_plan", "a", "tp")]
+    assert merged.plan.to_json()["param_plan"] == {"a": {"tp": 2}, "b": {"tp": 5},
+                                                    "c": {"tp": 7}}
+    asked: list[Conflict] = []
+
+    def pick(conflict: Conflict) -> Side | None:
+        asked.append(conflict)
+        return "base"
+
+    settled = merge(base, ours, theirs, resolve=pick)
+    assert asked == list(merged.conflicts) and settled.clean
+    assert settled.plan.to_json()["param_plan"]["a"] == {"tp": 1}
+    theirs_won = merge(base, ours, theirs, resolve="theirs").plan.to_json()["param_plan"]
+    assert theirs_won == {"a": {"tp": 3}, "b": {"tp": 5}, "c": {"tp": 7}}
+
+
+def test_array_regions_and_duplicates_settle_to_a_side() -> None:
+    def plan(injections: list[dict[str, object]]) -> Plan:
+        return Plan.from_json({"param_plan": {}, "injections": injections})
+
+    base = plan([{"match": "a", "fn": "x"}, {"match": "z", "fn": "x"}])
+    ours = plan([{"match": "a", "fn": "x"}, {"match": "n", "fn": "o"}, {"match": "z", "fn": "x"}])
+    theirs = plan([{"match": "n", "fn": "t"}, {"match": "a", "fn": "x"},
+                   {"match": "z", "fn": "x"}])
+    merged = merge(base, ours, theirs)
+    assert len(merged.conflicts) == 1
+    wanted: tuple[tuple[Side, list[str]], ...] = (
+        ("ours", ["x", "o", "x"]), ("theirs", ["t", "x", "x"]), ("base", ["x", "x"]))
+    for side, fns in wanted:
+        result = merge(base, ours, theirs, resolve=side)
+        assert result.clean, side
+        assert [i["fn"] for i in result.plan.to_json()["injections"]] == fns, side
+    mirrored: tuple[tuple[Side, list[str]], ...] = (("ours", ["t", "x", "x"]),
+                                                    ("theirs", ["x", "o", "x"]))
+    for side, fns in mirrored:
+        swapped = merge(base, theirs, ours, resolve=side).plan.to_json()["injections"]
+        assert [i["fn"] for i in swapped] == fns, side  # ours' copy first this time
+    lists = [["p", "q"], ["p", "o", "q"], ["p", "t", "q"]]
+    region = [Plan.from_json({"param_plan": {}, "tags": v}) for v in lists]
+    assert not merge(*region).clean
+    regions: tuple[tuple[Side, list[str]], ...] = (
+        ("ours", lists[1]), ("theirs", lists[2]), ("base", lists[0]))
+    for side, want in regions:
+        assert merge(*region, resolve=side).plan.to_json()["tags"] == want
+
+
+def test_a_resolve_that_is_not_a_side_is_refused() -> None:
+    base, ours, theirs = (Plan.from_json({"param_plan": {"m": {"tp": n}}}) for n in (1, 2, 3))
+    with pytest.raises(ValueError, match="'mine' is not one of ours, theirs, base"):
+        merge(base, ours, theirs, resolve="mine")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"resolve answered 'x' for param_plan\["):
+        merge(base, ours, theirs, resolve=lambda conflict: "x")  # type: ignore[arg-type,return-value]
 
 
 @given(plan_versions())
@@ -216,8 +299,9 @@ def test_conflicting_edits_exit_1_list_every_conflict_and_write_nothing(tmp_path
     assert done.returncode == 1, done.stderr
     assert out.read_bytes() == OLD and not rec.exists()
     assert done.stdout == b""  # stdout is where a merged plan goes
-    assert done.stderr.decode().splitlines() == ["metaplan merge: 3 conflicts; nothing written",
-                                                 *(f"  {line}" for line in CONFLICTS)]
+    assert done.stderr.decode().splitlines() == [
+        "metaplan merge: 3 conflicts; nothing written (--ours or --theirs settles them)",
+        *(f"  {line}" for line in CONFLICTS)]
     as_json = metaplan_cli("merge", base, ours, theirs, "-o", out, "--format", "json")
     assert as_json.returncode == 1 and out.read_bytes() == OLD
     found = json.loads(as_json.stdout)
@@ -235,6 +319,25 @@ def test_conflicting_edits_exit_1_list_every_conflict_and_write_nothing(tmp_path
     assert swapped.returncode == 1
     assert [c["path"] for c in json.loads(swapped.stdout)["conflicts"]] == \
         [c["path"] for c in found["conflicts"]]
+
+
+def test_ours_or_theirs_settles_every_conflict_and_keeps_every_clean_change(
+        tmp_path: Path) -> None:
+    base, ours, theirs = _versions(tmp_path, "deepseek_v3.hf5", _conflicting)
+    plans = [metaplan.load(path) for path in (base, ours, theirs)]
+    sides: tuple[Side, ...] = ("ours", "theirs")
+    for side in sides:
+        out, rec = tmp_path / f"by-{side}.json", tmp_path / f"by-{side}.rec.json"
+        done = metaplan_cli("merge", base, ours, theirs, f"--{side}", "-o", out, "--record", rec)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.decode() == f"metaplan merge: 3 conflicts settled to {side}\n"
+        settled = metaplan.load(out)
+        assert settled == merge(*plans, resolve=side).plan
+        assert metaplan.replay(plans[1], metaplan.load_records(rec)) == settled
+        held = settled.at(("boundary_classes", "model.layers.3.mlp"))
+        assert held == ("MyMoE" if side == "theirs" else MISSING)
+    both = metaplan_cli("merge", base, ours, theirs, "--ours", "--theirs")
+    assert both.returncode == 2 and b"not allowed with argument" in both.stderr
 
 
 def test_merge_reads_one_input_from_stdin_and_refuses_bad_input(tmp_path: Path) -> None:

@@ -8,7 +8,12 @@ two different changes at one path, or one inside what the other replaced
 or removed, are a :class:`Conflict` naming the path and the three values.
 
 The result is ``ours`` with ``theirs``' changes replayed on it, and the
-record of exactly those changes (what turns ``ours`` into the result).
+record of exactly those changes (what turns ``ours`` into the result). With
+conflicts, the result still holds every clean change of both sides, with
+ours' value at each conflicting place: nothing either side did is lost.
+``resolve`` settles conflicts as they are met: ``"ours"``, ``"theirs"`` or
+``"base"`` for every one, or a function of the :class:`Conflict` that
+answers one of those, or ``None`` to leave it (reported, ours kept).
 
 >>> from metaplan.plan import Plan
 >>> base = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "tp": 1}}})
@@ -17,12 +22,18 @@ record of exactly those changes (what turns ``ours`` into the result).
 >>> merged = merge(base, ours, theirs)
 >>> merged.conflicts, dict(merged.plan.param_plan["m"])
 ((), {'is_boundary': False, 'tp': 2})
+>>> other = Plan.from_json({"param_plan": {"m": {"is_boundary": True, "tp": 3}}})
+>>> clash = merge(base, merged.plan, other)
+>>> [str(c) for c in clash.conflicts], dict(clash.plan.param_plan["m"])
+(['param_plan["m"].tp: base 1, ours 2, theirs 3'], {'is_boundary': False, 'tp': 2})
+>>> dict(merge(base, merged.plan, other, resolve="theirs").plan.param_plan["m"])
+{'is_boundary': False, 'tp': 3}
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
 
 from metaplan.change import Change, ChangeRecord, Path
 from metaplan.diff import changes_between, diff
@@ -32,7 +43,8 @@ from metaplan.frozen import MISSING, freeze, json_equal, shorten, thaw
 from metaplan.plan import Plan
 from metaplan.sequences import is_sorted_set, json_key, merge3, merge3_sets
 
-__all__ = ["Conflict", "MergeResult", "merge", "merge_values", "rebase", "value_at"]
+__all__ = ["SIDES", "Conflict", "MergeResult", "Resolve", "Side", "merge", "merge_values",
+           "rebase", "resolver", "value_at"]
 
 
 class Conflict(NamedTuple):
@@ -68,9 +80,42 @@ def _shown(value: Any) -> str:
     return "(absent)" if value is MISSING else shorten(value, 60)
 
 
+Side = Literal["ours", "theirs", "base"]
+"""Which version a conflict is settled to."""
+
+SIDES: tuple[Side, ...] = ("ours", "theirs", "base")
+
+Resolve = Side | Callable[[Conflict], Side | None] | None
+"""How :func:`merge` settles conflicts: one side for all, a function of each, or none."""
+
+Picker = Callable[[Conflict], "Side | None"]
+
+
+def resolver(resolve: Resolve) -> Picker:
+    """``resolve`` as a function of a conflict (``None``: leave every conflict)."""
+    if resolve is None:
+        return lambda conflict: None
+    if callable(resolve):
+        return resolve
+    if resolve not in SIDES:
+        raise ValueError(f"resolve: {resolve!r} is not one of {', '.join(SIDES)}, "
+                         "a function of a Conflict, or None")
+    side: Side = resolve
+    return lambda conflict: side
+
+
+def _chosen(conflict: Conflict, pick: Picker) -> Side | None:
+    side = pick(conflict)
+    if side is not None and side not in SIDES:
+        raise ValueError(f"resolve answered {side!r} for {format_path(conflict.path)}: "
+                         f"expected one of {', '.join(SIDES)} or None")
+    return side
+
+
 class MergeResult(NamedTuple):
-    """The merged plan (``ours`` when there are conflicts), the record that turns ``ours``
-    into it, and the conflicts (empty: merged)."""
+    """The merged plan, the record that turns ``ours`` into it, and the conflicts left
+    (empty: merged). With conflicts the plan holds every clean change of both sides and
+    ours' value at each conflict."""
 
     plan: Plan
     record: ChangeRecord
@@ -108,8 +153,10 @@ class _Index:
         return found
 
 
-def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> MergeResult:
+def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge",
+          resolve: Resolve = None) -> MergeResult:
     """Merge ``theirs``' changes from ``base`` into ``ours``; see the module's doc."""
+    pick = resolver(resolve)
     mine = diff(base, ours, arrays="whole").changes
     yours = diff(base, theirs, arrays="whole").changes
     index = _Index(mine)
@@ -127,19 +174,26 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge") -> Merge
         elif (len(met) == 1 and met[0].path == change.path and change.op == "set"
               and met[0].op == "set" and _is_array(change.old) and _is_array(change.new)
               and _is_array(met[0].new)):
-            merged = _merge_arrays(change.path, change.old, met[0].new, change.new, conflicts)
+            merged = _merge_arrays(change.path, change.old, met[0].new, change.new, conflicts,
+                                   pick)
             for step in changes_between(met[0].new, freeze(merged), change.path,
                                         why=change.why):
                 edit.apply(step)
         else:
             conflict = _conflict(base, ours, theirs, change, met)
-            if conflict.path not in reported:  # one per place, though many changes meet it
-                reported.add(conflict.path)
+            if conflict.path in reported:  # one per place, though many changes meet it
+                continue
+            reported.add(conflict.path)
+            side = _chosen(conflict, pick)
+            if side is None:
                 conflicts.append(conflict)
-    if conflicts:
-        return MergeResult(ours, ChangeRecord(name, ours, ours, ()), tuple(conflicts))
+                continue
+            for step in changes_between(edit.get(conflict.path, MISSING),
+                                        getattr(conflict, side), conflict.path,
+                                        why=f"conflict resolved to {side}"):
+                edit.apply(step)
     plan, record = edit.finish(name)
-    return MergeResult(plan, record, ())
+    return MergeResult(plan, record, tuple(conflicts))
 
 
 def _old(change: Change) -> Any:
@@ -160,30 +214,58 @@ def _identity(item: Any) -> Any:
 
 
 def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
-                  theirs: Sequence[Any], conflicts: list[Conflict]) -> list[Any]:
+                  theirs: Sequence[Any], conflicts: list[Conflict], pick: Picker) -> list[Any]:
     """Two edits of one array, merged item by item: a sorted set of strings as a set,
     objects with a ``match`` by it (an item both sides edited is merged key by key),
-    other items as sequences (diff3)."""
+    other items as sequences (diff3). A clashing region settled to a side holds that
+    side's items; a duplicate (both added one identity) settled keeps the side's copy
+    (neither, for the base)."""
     sides = (list(base), list(ours), list(theirs))
     if all(is_sorted_set(side) for side in sides):
         return merge3_sets(*sides).merged
     keyed = all(_identity(item) is not None for side in sides for item in side)
     result = merge3(*sides, key=_identity if keyed else None)
     merged = list(result.merged)
+    splices: list[tuple[int, int, list[Any]]] = []
     for clash in result.conflicts:
         at = (*path, clash.base_span[0])  # where in the base: the same from either side
+        start, end = clash.merged_span
         if clash.kind == "item":
-            merged[clash.merged_span[0]] = merge_values(at, clash.base[0], clash.ours[0],
-                                                        clash.theirs[0], conflicts)
+            merged[start] = merge_values(at, clash.base[0], clash.ours[0], clash.theirs[0],
+                                         conflicts, resolve=pick)
+            continue
+        conflict = Conflict(at, clash.base, clash.ours, clash.theirs)
+        side = _chosen(conflict, pick)
+        if side is None:
+            conflicts.append(conflict)
+        elif clash.kind == "duplicate":
+            splices += _settle_duplicate(merged, start, clash.ours[0], side)
         else:
-            conflicts.append(Conflict(at, clash.base, clash.ours, clash.theirs))
+            splices.append((start, end, list(getattr(clash, side))))
+    for start, end, items in sorted(splices, key=lambda splice: splice[0], reverse=True):
+        merged[start:end] = items
     return merged
 
 
+def _settle_duplicate(merged: list[Any], later: int, mine: Any, side: Side
+                      ) -> list[tuple[int, int, list[Any]]]:
+    """The splices that keep ``side``'s copy of an item both sides added (at ``later``
+    and at the earlier place of its identity), or neither for the base."""
+    key = _identity(merged[later])
+    earlier = next(at for at in range(later) if _identity(merged[at]) == key)
+    if side == "base":
+        return [(earlier, earlier + 1, []), (later, later + 1, [])]
+    ours_first = json_equal(merged[earlier], mine) and not json_equal(merged[later], mine)
+    drop = later if (side == "ours") == ours_first else earlier
+    return [(drop, drop + 1, [])]
+
+
 def merge_values(path: Path, base: Any, ours: Any, theirs: Any,
-                 conflicts: list[Conflict]) -> Any:
+                 conflicts: list[Conflict], *, resolve: Resolve = None) -> Any:
     """Three versions of one value merged as finely as they allow (objects key by key,
-    arrays item by item); what cannot merge is added to ``conflicts`` and ours kept."""
+    arrays item by item); what cannot merge is settled by ``resolve`` (as :func:`merge`
+    takes it), or added to ``conflicts`` with ours kept."""
+    pick = resolver(resolve)
     if _equal(ours, theirs) or _equal(base, theirs):
         return ours
     if _equal(base, ours):
@@ -192,14 +274,18 @@ def merge_values(path: Path, base: Any, ours: Any, theirs: Any,
         merged = {}
         for key in sorted({*base, *ours, *theirs}):
             value = merge_values((*path, key), base.get(key, MISSING), ours.get(key, MISSING),
-                                 theirs.get(key, MISSING), conflicts)
+                                 theirs.get(key, MISSING), conflicts, resolve=pick)
             if value is not MISSING:
                 merged[key] = value
         return merged
     if all(_is_array(v) for v in (base, ours, theirs)):
-        return _merge_arrays(path, base, ours, theirs, conflicts)
-    conflicts.append(Conflict(path, base, ours, theirs))
-    return ours
+        return _merge_arrays(path, base, ours, theirs, conflicts, pick)
+    conflict = Conflict(path, base, ours, theirs)
+    side = _chosen(conflict, pick)
+    if side is None:
+        conflicts.append(conflict)
+        return ours
+    return getattr(conflict, side)
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -1,4 +1,9 @@
-"""``metaplan merge`` and ``git-merge``: three-way merge of plans, conflicts listed."""
+"""``metaplan merge``, ``git-merge`` and ``mergetool``: three-way merges that lose no change.
+
+A merge with conflicts still holds every clean change of both sides, with
+ours' value at each conflicting place; ``--ours`` / ``--theirs`` settle the
+conflicts to one side, and ``mergetool`` asks about each on a terminal.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,23 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
-from metaplan.cli._io import json_name, output, to_stdout
+from metaplan.cli._io import json_name, note, output, to_stdout
+from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty
-from metaplan.merge import Conflict
+from metaplan.merge import Conflict, MergeResult, Resolve, Side
 from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
 from metaplan.plan import Plan, dumps, load
 from metaplan.records import dumps_records
 from metaplan.report import format_conflicts
 
-__all__ = ["git_merge", "merge", "print_conflicts"]
+__all__ = ["git_merge", "merge", "mergetool", "print_conflicts"]
 
 
 def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
-                    names: Sequence[str]) -> None:
+                    names: Sequence[str], done: str = "nothing written") -> None:
     """Every conflict, naming the place (module FQN and key) and the three values: text on
     stderr (stdout is where a merged plan goes), or with ``--format json`` one JSON object
     on stdout, for tools."""
@@ -30,39 +37,158 @@ def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
         return
     text = format_conflicts(conflicts)
     first, _, rest = text.partition("\n")
-    sys.stderr.write(f"metaplan {args.command}: {first}; nothing written\n{rest}")
+    sys.stderr.write(f"metaplan {args.command}: {first}; {done}\n{rest}")
+
+
+class _Counted:
+    """A side for every conflict, counting them (for the note that says how many)."""
+
+    def __init__(self, side: Side) -> None:
+        self.side = side
+        self.count = 0
+
+    def __call__(self, conflict: Conflict) -> Side:
+        self.count += 1
+        return self.side
+
+
+def _side(args: argparse.Namespace) -> _Counted | None:
+    side: Side | None = args.side
+    return None if side is None else _Counted(side)
+
+
+def _settled(args: argparse.Namespace, chosen: _Counted | None) -> None:
+    if chosen is not None and chosen.count:
+        note(args, f"{chosen.count:,} conflict{'s' if chosen.count != 1 else ''} settled "
+                   f"to {chosen.side}")
 
 
 def merge(args: argparse.Namespace) -> int:
     """``metaplan merge BASE OURS THEIRS``: exit 0 merged (written to ``-o``), 1 conflicts
-    (nothing written), 2 bad input."""
+    (nothing written), 2 bad input. ``--ours`` / ``--theirs`` settle every conflict."""
     base, ours, theirs = load(args.base), load(args.ours), load(args.theirs)
-    merged = merge_plans(base, ours, theirs)
+    chosen = _side(args)
+    merged = merge_plans(base, ours, theirs, resolve=chosen)
     if merged.conflicts:
-        print_conflicts(args, merged.conflicts, (args.base, args.ours, args.theirs))
+        print_conflicts(args, merged.conflicts, (args.base, args.ours, args.theirs),
+                        "nothing written (--ours or --theirs settles them)")
         return 1
     output(args, dumps(merged.plan),
            {args.record: dumps_records([merged.record])} if args.record else None)
+    _settled(args, chosen)
     return 0
 
 
+def _base(path: str) -> Plan:
+    """The merge base; empty when both sides added the file (git gives an empty file)."""
+    if os.path.getsize(path) == 0:
+        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
+    return load(path)
+
+
 def git_merge(args: argparse.Namespace) -> int:
-    """git's merge driver ``%O %A %B [%P]``: the merge is written to ``%A`` (exit 0); on
-    conflict ``%A`` keeps ours, valid JSON, and each conflict is printed (exit 1).
+    """git's merge driver ``%O %A %B [%P]``: the merge is written to ``%A``: exit 0 when
+    clean; on conflicts every clean change of both sides with ours at each conflict, each
+    conflict printed, exit 1 (git marks the file unmerged).
 
     Both sides added the file (git gives an empty ``%O``): the base is a plan
     with no modules, so what the two added alike merges.
     """
-    base = (Plan.from_json({"param_plan": {}, "boundary_classes": {}})
-            if os.path.getsize(args.ancestor) == 0 else load(args.ancestor))
     ours, theirs = load(args.current), load(args.other)
-    merged = merge_plans(base, ours, theirs)
+    merged = merge_plans(_base(args.ancestor), ours, theirs)
     name = json_name(args.pathname or args.current)
+    write_many_atomic({args.current: dumps(merged.plan)})
     if merged.conflicts:
         first, _, rest = format_conflicts(merged.conflicts).partition("\n")
-        sys.stderr.write(f"metaplan git-merge: {name}: {first}; kept ours\n{rest}")
+        sys.stderr.write(f"metaplan git-merge: {name}: {first}; wrote every clean change of "
+                         f"both sides, ours at each conflict ({len(merged.record):,} changes "
+                         f"from theirs); settle them with git mergetool --tool=metaplan\n{rest}")
         return 1
-    write_many_atomic({args.current: dumps(merged.plan)})
     print(f"metaplan git-merge: {name}: merged ({len(merged.record):,} changes from theirs)",
           file=sys.stderr)
     return 0
+
+
+_CHOICES: dict[str, Side | None] = {"o": "ours", "t": "theirs", "b": "base", "l": None}
+
+
+def _ask(conflicts_left: list[int], stream: TextIO, total: int) -> Resolve:
+    """A resolver that asks on stderr and reads each answer from ``stream``."""
+
+    def pick(conflict: Conflict) -> Side | None:
+        conflicts_left[0] += 1
+        text = format_conflicts([conflict]).partition("\n")[2].strip()
+        sys.stderr.write(f"conflict {conflicts_left[0]} of {total}: {text}\n")
+        for _ in range(3):
+            sys.stderr.write("keep [o]urs, [t]heirs, [b]ase, or [l]eave it? ")
+            sys.stderr.flush()
+            answer = stream.readline()
+            if not answer:  # end of input: leave this and every later one
+                sys.stderr.write("\n")
+                return None
+            choice = answer.strip().lower()[:1]
+            if choice in _CHOICES:
+                return _CHOICES[choice]
+        return None
+
+    return pick
+
+
+def _hand_edited(path: str, partial: Plan) -> Plan | None:
+    """What ``MERGED`` holds when it is a plan that differs from what the merge driver wrote
+    (edits made by hand while the conflict was open), else None."""
+    try:
+        if os.path.getsize(path) == 0:
+            return None
+        found = load(path)
+    except FileNotFoundError:
+        return None
+    except InputError:  # not a plan (git's own text merge, with markers): nothing to keep
+        return None
+    return None if found == partial else found
+
+
+def mergetool(args: argparse.Namespace) -> int:
+    """git's mergetool ``BASE LOCAL REMOTE MERGED``: merge again, settle the conflicts (to a
+    side, or as answered on a terminal), write ``MERGED``; exit 0 when none is left.
+
+    Edits made by hand to ``MERGED`` since the merge driver wrote it are kept:
+    the settled merge is merged with them (refused, nothing written, where the
+    two change one place differently).
+    """
+    base, ours, theirs = _base(args.base), load(args.local), load(args.remote)
+    partial = merge_plans(base, ours, theirs)
+    chosen = _side(args)
+    resolve: Resolve = chosen
+    if chosen is None and partial.conflicts and (args.ask or sys.stdin.isatty()):
+        resolve = _ask([0], sys.stdin, len(partial.conflicts))
+    settled = merge_plans(base, ours, theirs, resolve=resolve) if resolve else partial
+    result = _keep_hand_edits(args, partial.plan, settled)
+    if result is None:
+        return 1
+    write_many_atomic({args.merged: dumps(result)})
+    _settled(args, chosen)
+    name = json_name(args.merged)
+    if settled.conflicts:
+        print_conflicts(args, settled.conflicts, (args.base, args.local, args.remote),
+                        f"wrote {name} with ours at each (still unmerged)")
+        return 1
+    note(args, f"{name}: merged, every conflict settled")
+    return 0
+
+
+def _keep_hand_edits(args: argparse.Namespace, partial: Plan, settled: MergeResult
+                     ) -> Plan | None:
+    """The settled plan, with the hand edits made to ``MERGED`` (None: they clash)."""
+    edited = _hand_edited(args.merged, partial)
+    if edited is None:
+        return settled.plan
+    kept = merge_plans(partial, edited, settled.plan)
+    if kept.conflicts:
+        print_conflicts(args, kept.conflicts, (args.merged, args.merged, args.merged),
+                        f"{json_name(args.merged)} was edited by hand where the settled "
+                        "merge changes it; nothing written (edit it, or run git checkout "
+                        "--merge on it first)")
+        return None
+    note(args, f"{json_name(args.merged)}: kept the edits made to it by hand")
+    return kept.plan

@@ -88,6 +88,16 @@ def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False) -> Non
                                              if groups else ""))
 
 
+def _side_options(sub: argparse.ArgumentParser) -> None:
+    side = sub.add_mutually_exclusive_group()
+    side.add_argument("--ours", dest="side", action="store_const", const="ours",
+                      help="settle every conflict to ours (the clean changes of both sides "
+                           "are kept)")
+    side.add_argument("--theirs", dest="side", action="store_const", const="theirs",
+                      help="settle every conflict to theirs (the clean changes of both "
+                           "sides are kept)")
+
+
 def _json_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json, for tools")
@@ -180,13 +190,14 @@ def parser() -> argparse.ArgumentParser:
     _out_option(sub)
 
     sub = commands.add_parser("merge", help="three-way merge of plans (exit 1 on conflicts, "
-                                            "nothing written)")
+                                            "nothing written; --ours/--theirs settle them)")
     sub.add_argument("base", metavar="BASE", help="the plan both sides started from")
     sub.add_argument("ours", metavar="OURS", help="our version")
     sub.add_argument("theirs", metavar="THEIRS", help="their version")
     _out_option(sub)
     sub.add_argument("--record", metavar="REC",
                      help="also write the records that turn OURS into the result")
+    _side_options(sub)
     _json_option(sub)
 
     sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments): the "
@@ -196,11 +207,40 @@ def parser() -> argparse.ArgumentParser:
     _color_option(sub)
 
     sub = commands.add_parser("git-merge", help="git's merge driver: %%O %%A %%B [%%P]; merges "
-                                                "into %%A (exit 1 on conflicts, %%A kept)")
+                                                "into %%A (on conflicts: every clean change, "
+                                                "ours at each conflict, exit 1)")
     sub.add_argument("ancestor", metavar="O", help="the merge base (%%O)")
     sub.add_argument("current", metavar="A", help="ours (%%A): the merge is written here")
     sub.add_argument("other", metavar="B", help="theirs (%%B)")
     sub.add_argument("pathname", metavar="P", nargs="?", help="the path in the tree (%%P)")
+
+    sub = commands.add_parser(
+        "mergetool", help="git's mergetool: BASE LOCAL REMOTE MERGED; merges again, settles "
+                          "the conflicts (--ours, --theirs, or asked on a terminal), writes "
+                          "MERGED (exit 1 while any is left)",
+        description="Configure it with: git config mergetool.metaplan.cmd 'metaplan mergetool "
+                    "\"$BASE\" \"$LOCAL\" \"$REMOTE\" \"$MERGED\"' and git config "
+                    "mergetool.metaplan.trustExitCode true (or metaplan git-setup). Every "
+                    "clean change of both sides is kept, and so are edits made to MERGED by "
+                    "hand since the merge driver wrote it.")
+    sub.add_argument("base", metavar="BASE", help="the merge base ($BASE; empty: none)")
+    sub.add_argument("local", metavar="LOCAL", help="ours ($LOCAL)")
+    sub.add_argument("remote", metavar="REMOTE", help="theirs ($REMOTE)")
+    sub.add_argument("merged", metavar="MERGED", help="the file in the work tree ($MERGED): "
+                                                      "the result is written here")
+    _side_options(sub)
+    sub.add_argument("--ask", action="store_true",
+                     help="ask about each conflict, reading the answers from standard input "
+                          "even when it is not a terminal")
+
+    sub = commands.add_parser(
+        "git-setup", help="configure git for plans: the .gitattributes line and the diff, "
+                          "merge and mergetool drivers (idempotent)")
+    sub.add_argument("patterns", metavar="PATTERN", nargs="*",
+                     help="the files that are plans (default: codegen_meta.json)")
+    sub.add_argument("--global", dest="user", action="store_true",
+                     help="configure the user's git (~/.gitconfig, and git's global "
+                          "attributes file) rather than this repository's")
 
     sub = commands.add_parser(
         "compare", help="run two versions of a pipeline on one plan; report the first pass "

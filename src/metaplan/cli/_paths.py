@@ -22,7 +22,7 @@ __all__ = ["check_paths", "identity", "inputs_of", "outputs_of"]
 _INPUTS = (("plan", "PLAN"), ("a", "A"), ("b", "B"), ("specs", "--specs"), ("rules", "--rules"),
            ("against_specs", "--against-specs"), ("against_rules", "--against-rules"),
            ("matches", "--matches"), ("base", "BASE"), ("ours", "OURS"), ("theirs", "THEIRS"),
-           ("file", "FILE"))
+           ("file", "FILE"), ("local", "LOCAL"), ("remote", "REMOTE"))
 _RECORD_READERS = ("replay", "invert")
 
 
@@ -48,6 +48,8 @@ def outputs_of(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
         yield "-o", args.output or "-"
     if args.command in ("normalize", "merge") and args.record is not None:
         yield "--record", args.record
+    if args.command == "mergetool":
+        yield "MERGED", args.merged
 
 
 def identity(path: str) -> tuple[int, int] | None:
