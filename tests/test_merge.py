@@ -406,3 +406,19 @@ def test_rebase_skips_what_is_applied_and_reports_the_rest_as_conflicts(tmp_path
         {"path": ["injections", 5, "ep_size"], "base": 8, "ours": 32, "theirs": 16},
         {"path": ["param_plan", "model.layers.0.mlp", "needs_cp_attn"], "ours": False,
          "theirs": True}]}
+
+
+def test_mergetool_refuses_bad_input_and_writes_nothing(tmp_path: Path) -> None:
+    base, ours, theirs = _versions(tmp_path, "deepseek_v3.hf5", _conflicting)
+    merged, bad = tmp_path / "merged.json", tmp_path / "bad.json"
+    merged.write_bytes(OLD)
+    bad.write_text("{not json")
+    refused = metaplan_cli("mergetool", base, bad, theirs, merged, "--theirs")
+    assert refused.returncode == 2 and str(bad).encode() in refused.stderr
+    assert merged.read_bytes() == OLD
+    same = metaplan_cli("mergetool", base, ours, theirs, ours, "--theirs")
+    assert same.returncode == 2 and b"MERGED names the input LOCAL" in same.stderr
+    done = metaplan_cli("mergetool", base, ours, theirs, merged, "--theirs")
+    assert done.returncode == 0, done.stderr
+    assert metaplan.load(merged) == merge(*(metaplan.load(p) for p in (base, ours, theirs)),
+                                          resolve="theirs").plan

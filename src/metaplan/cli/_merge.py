@@ -21,7 +21,7 @@ from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
 from metaplan.plan import Plan, dumps, load
 from metaplan.records import dumps_records
-from metaplan.report import format_conflicts
+from metaplan.report import format_conflicts, plural
 
 __all__ = ["git_merge", "merge", "mergetool", "print_conflicts"]
 
@@ -59,8 +59,7 @@ def _side(args: argparse.Namespace) -> _Counted | None:
 
 def _settled(args: argparse.Namespace, chosen: _Counted | None) -> None:
     if chosen is not None and chosen.count:
-        note(args, f"{chosen.count:,} conflict{'s' if chosen.count != 1 else ''} settled "
-                   f"to {chosen.side}")
+        note(args, f"{plural(chosen.count, 'conflict')} settled to {chosen.side}")
 
 
 def merge(args: argparse.Namespace) -> int:
@@ -112,13 +111,15 @@ def git_merge(args: argparse.Namespace) -> int:
 _CHOICES: dict[str, Side | None] = {"o": "ours", "t": "theirs", "b": "base", "l": None}
 
 
-def _ask(conflicts_left: list[int], stream: TextIO, total: int) -> Resolve:
+def _ask(stream: TextIO, total: int) -> Resolve:
     """A resolver that asks on stderr and reads each answer from ``stream``."""
+    asked = 0
 
     def pick(conflict: Conflict) -> Side | None:
-        conflicts_left[0] += 1
+        nonlocal asked
+        asked += 1
         text = format_conflicts([conflict]).partition("\n")[2].strip()
-        sys.stderr.write(f"conflict {conflicts_left[0]} of {total}: {text}\n")
+        sys.stderr.write(f"conflict {asked} of {total}: {text}\n")
         for _ in range(3):
             sys.stderr.write("keep [o]urs, [t]heirs, [b]ase, or [l]eave it? ")
             sys.stderr.flush()
@@ -161,8 +162,9 @@ def mergetool(args: argparse.Namespace) -> int:
     chosen = _side(args)
     resolve: Resolve = chosen
     if chosen is None and partial.conflicts and (args.ask or sys.stdin.isatty()):
-        resolve = _ask([0], sys.stdin, len(partial.conflicts))
-    settled = merge_plans(base, ours, theirs, resolve=resolve) if resolve else partial
+        resolve = _ask(sys.stdin, len(partial.conflicts))
+    settled = (merge_plans(base, ours, theirs, resolve=resolve)
+               if resolve is not None and partial.conflicts else partial)
     result = _keep_hand_edits(args, partial.plan, settled)
     if result is None:
         return 1
