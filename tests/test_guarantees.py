@@ -1,4 +1,4 @@
-"""Issue 11's failures of the README's promises, each tried through the real command line.
+"""Issue 11's failures of docs/guarantees.md's promises, each tried through the real command line.
 
 Every refusal here is exit 2 with one line on stderr naming what and where,
 no traceback, nothing written, and the inputs exactly as they were.
@@ -447,13 +447,12 @@ def test_record_formats_are_checked(case: str, tmp_path: Path) -> None:
     assert_refused(metaplan_cli("invert", rec), "invert", rec, fragment)
 
 
-# 9. the README names the tests that hold each promise -----------------------------------
+# 9. docs/guarantees.md names the tests that hold each promise ---------------------------
 
 
-def test_every_test_the_readme_names_for_a_promise_exists() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### Errors and guarantees", 1)[1].split("\n### ", 1)[0]
-    named = set(re.findall(r"`(test_\w+)`", section))
+def test_every_test_the_docs_name_for_a_promise_exists() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guarantees.md").read_text()
+    named = set(re.findall(r"`(test_\w+)`", page))
     defined = {name for path in Path(__file__).parent.glob("test_*.py")
                for name in re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)}
     assert len(named) > 30 and named - defined == set()
