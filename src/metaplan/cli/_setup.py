@@ -76,8 +76,17 @@ def git_setup(args: argparse.Namespace) -> int:
         joined = text + ("\n" if text and not text.endswith("\n") else "")
         write_many_atomic({str(attributes): "".join(
             [joined, *(f"{line}\n" for line in missing)]).encode("utf-8")})
+    shown = _shown(attributes)
     for line in missing:
-        say(f"{attributes}: added {line}")
+        say(f"{shown}: added {line}")
     if not missing:
-        say(f"{attributes}: kept its line{'s' if len(args.patterns) > 1 else ''}")
+        say(f"{shown}: kept its line{'s' if len(args.patterns) > 1 else ''}")
     return 0
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is under it, else as it is."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
