@@ -1,4 +1,5 @@
-"""git with the set-up README.md and docs/git.md show (tests/test_readme.py runs those pages' commands as shown), in real temporary repositories: ``git diff`` and ``git log -p``
+"""git with the set-up README.md and docs/git.md show, in real temporary repositories (the
+pages' own commands run as shown in tests/test_readme.py): ``git diff`` and ``git log -p``
 print the folded diff (external diff) or one line per value (textconv), and ``git merge``
 merges plans with the merge driver, or stops on real conflicts with every clean change kept
 and ours at each conflict; ``git mergetool`` settles them; ``git-setup`` configures it all."""
