@@ -342,3 +342,42 @@ def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: P
         done.stderr
     assert [line.split(":")[0] for line in said] == ["  injections",
                                                      '  param_plan["model.layers.3.mlp"]']
+
+
+# renames, limits, names (#23) ----------------------------------------------------------------
+
+
+def test_a_renamed_plan_diffs_under_both_names_and_the_files_after_it_still_show(
+        repo: Path) -> None:
+    (repo / "moved").mkdir()
+    _git(repo, "mv", FILE, f"moved/{FILE}")
+    meta = _raw()
+    meta["injections"][5]["ep_size"] = 16
+    (repo / "moved" / FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    (repo / "zz").mkdir()
+    other = json.dumps(_raw("llama3_8b.hf4"), indent=2, sort_keys=True)
+    (repo / "zz" / FILE).write_text(other + "\n")
+    _git(repo, "add", "-A")
+    staged = _git(repo, "diff", "--cached", "-M")
+    _git(repo, "commit", "-q", "-m", "moved")
+    shown = _git(repo, "show", "--ext-diff", "-M", "--format=%s")
+    logged = _git(repo, "log", "-p", "--ext-diff", "-M", "-1", "--format=%s")
+    for done in (staged, shown, logged):
+        assert done.stderr == ""
+        lines = done.stdout.splitlines()
+        at = lines.index(f"metaplan diff a/{FILE} b/moved/{FILE}")
+        assert lines[at + 1:at + 4] == ["similarity index 99%", f"rename from {FILE}",
+                                        f"rename to moved/{FILE}"]
+        assert lines[at + 4].startswith("index ")
+        assert lines[at + 5].startswith(f"--- a/{FILE}  sha256:")
+        assert lines[at + 6].startswith(f"+++ b/moved/{FILE}  sha256:")
+        assert lines[at + 7:at + 10] == [
+            "1 change: 0 modules in 0 groups, 1 top-level change", "(top level)",
+            "  ~ injections[5].ep_size: 8 -> 16"]
+        assert f"metaplan diff a/zz/{FILE} b/zz/{FILE}" in lines  # the file after it
+
+
+def test_git_diff_takes_an_unmerged_path_alone() -> None:
+    done = subprocess.run([sys.executable, "-m", "metaplan", "git-diff", FILE],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"* Unmerged path {FILE}\n", "")

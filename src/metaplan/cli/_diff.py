@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 
 from metaplan.change import ChangeRecord
-from metaplan.cli._io import colour, json_name, output, paint, to_stdout
+from metaplan.cli._io import colour, json_name, one_line, output, paint, to_stdout
 from metaplan.diff import diff as diff_plans
 from metaplan.errors import InputError
 from metaplan.fold import fold_changes, group_to_json
@@ -135,14 +135,41 @@ def _side(path: str) -> Plan:
     return load(path)
 
 
-def git_diff(args: argparse.Namespace) -> int:
-    """git's external diff: ``PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE``.
+_GIT_HEADER = ("similarity index ", "dissimilarity index ", "rename from ", "rename to ",
+               "copy from ", "copy to ", "index ", "old mode ", "new mode ")
+"""The lines git's header for a rename or copy holds (git quotes the paths in them)."""
 
-    Prints the folded diff under the path's name and exits 0 (git takes any
-    other status for a crash). A side that is no plan is shown as a line diff.
+
+def _git_header(header: str | None) -> str:
+    """git's header lines for a rename or copy, as git prints them (any other line, and any
+    control character in one, is dropped or escaped: nothing in it can forge a line)."""
+    lines = [one_line(line) for line in (header or "").splitlines()]
+    return "".join(f"{line}\n" for line in lines if line.startswith(_GIT_HEADER))
+
+
+def git_diff(args: argparse.Namespace) -> int:
+    """git's external diff: ``PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE``, and
+    for a rename or copy ``NEW-PATH HEADER`` after them (1 argument: an unmerged path).
+
+    Prints the folded diff under the path's name (a rename's header as git
+    prints it) and exits 0: git takes any other status for a crash and stops
+    the whole diff. A side that is no plan is shown as a line diff.
     """
-    name = json_name(args.path)
-    labels = (f"a/{name}", f"b/{name}")
+    given = [args.old_file, args.old_hex, args.old_mode, args.new_file, args.new_hex,
+             args.new_mode, args.new_path]
+    if args.old_file is None:
+        to_stdout(f"* Unmerged path {json_name(args.path)}\n")
+        return 0
+    if None in given[:6]:
+        raise InputError(f"git-diff: expected git's 7 arguments (9 for a rename), found "
+                         f"{1 + given.index(None)}: configure it as diff.metaplan.command "
+                         "'metaplan git-diff' (git adds the arguments)", source="git-diff")
+    old_name = json_name(args.path)
+    new_name = old_name if args.new_path is None else json_name(args.new_path)
+    labels = (f"a/{old_name}", f"b/{new_name}")
+    head = f"metaplan diff {labels[0]} {labels[1]}\n"
+    if args.new_path is not None:
+        head += _git_header(args.header)
     try:
         a, b = _side(args.old_file), _side(args.new_file)
     except InputError as exc:
@@ -152,6 +179,6 @@ def git_diff(args: argparse.Namespace) -> int:
                   + line_diff(old, new, labels))
         return 0
     record = diff_plans(a, b)
-    head = f"metaplan diff {labels[0]} {labels[1]}\n"
-    to_stdout(head.encode() + record_text(record, "text", labels, painted=colour(args)))
+    to_stdout(head.encode("utf-8", "surrogateescape")
+              + record_text(record, "text", labels, painted=colour(args)))
     return 0
