@@ -381,3 +381,70 @@ def test_git_diff_takes_an_unmerged_path_alone() -> None:
     done = subprocess.run([sys.executable, "-m", "metaplan", "git-diff", FILE],
                           capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, f"* Unmerged path {FILE}\n", "")
+
+
+def _small(model_type: str) -> str:
+    return json.dumps({"model_type": model_type, "param_plan": {"m": {"is_boundary": True}},
+                       "boundary_classes": {"m": "M"}})
+
+
+def test_a_plan_past_the_size_limit_is_said_and_git_goes_on(repo: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    (repo / "zz").mkdir()
+    (repo / "zz" / FILE).write_text(_small("a"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "a small plan")
+    _put(repo, _raw(f"{NAME}.expected"), "normalized")
+    (repo / "zz" / FILE).write_text(_small("b"))
+    _git(repo, "commit", "-q", "-a", "-m", "small edit")
+    monkeypatch.setenv("METAPLAN_MAX_INPUT_SIZE", "1000")
+    done = _git(repo, "log", "-p", "--ext-diff", "-2", "--format=%s")
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    said = [line for line in lines if line.startswith("metaplan git-diff: no diff shown: ")]
+    assert len(said) == 1 and said[0].startswith(
+        f"metaplan git-diff: no diff shown: {FILE} (old): ") and "git-blob" not in said[0]
+    assert "more than the input limit of 1000 bytes; raise it with --max-input-size or " \
+           "METAPLAN_MAX_INPUT_SIZE if this is a plan" in said[0]
+    assert lines[lines.index(said[0]) - 1] == f"metaplan diff a/{FILE} b/{FILE}"
+    assert '  ~ model_type: "a" -> "b"' in lines  # the commit before still shows
+
+
+def test_git_diff_names_the_path_and_side_not_gits_temporary_file(repo: Path) -> None:
+    (repo / FILE).write_text('{"param_plan": \n')
+    _git(repo, "commit", "-q", "-a", "-m", "broken")
+    (repo / FILE).write_text(_small("a"))
+    done = _git(repo, "diff")
+    said = next(line for line in done.stdout.splitlines() if "not a plan" in line)
+    assert said.startswith(f"metaplan git-diff: not a plan, shown line by line: {FILE} (old): ")
+    assert "git-blob" not in said and "/tmp" not in said
+
+
+def test_git_merge_names_the_path_and_side_not_gits_temporary_file(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "-b", "theirs")
+    (repo / FILE).write_text('{\n  "param_plan": {\n    "m": tru\n')
+    _git(repo, "commit", "-q", "-a", "-m", "their broken plan")
+    _git(repo, "checkout", "-q", "main")
+    _put(repo, _raw(f"{NAME}.expected"), "normalized")
+    done = _git(repo, "merge", "--no-edit", "theirs", check=False)
+    assert done.returncode != 0
+    said = [line for line in done.stderr.splitlines() if line.startswith("metaplan")]
+    assert len(said) == 1 and said[0].startswith(
+        f"metaplan git-merge: error: {FILE} (theirs): not valid JSON") and "line 3" in said[0]
+    assert ".merge_file" not in done.stderr
+    assert metaplan.load(repo / FILE) == metaplan.load(DATA / f"{NAME}.expected.json.gz")
+
+
+def test_mergetool_names_merged_and_the_side_with_its_file(tmp_path: Path) -> None:
+    good = tmp_path / "base.json"
+    good.write_text(_small("a"))
+    bad = tmp_path / "codegen_meta_REMOTE_123.json"
+    bad.write_text("[1")
+    merged = tmp_path / FILE
+    merged.write_text(_small("a"))
+    done = subprocess.run([sys.executable, "-m", "metaplan", "mergetool", str(good), str(good),
+                           str(bad), str(merged)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith(
+        f"metaplan mergetool: error: {merged} (theirs, {bad}): not valid JSON")
+    assert merged.read_text() == _small("a")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from metaplan.change import ChangeRecord
 from metaplan.cli._io import colour, json_name, one_line, output, paint, to_stdout
+from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.diff import diff as diff_plans
 from metaplan.errors import InputError
 from metaplan.fold import fold_changes, group_to_json
@@ -17,7 +18,7 @@ from metaplan.inputs import read_bytes, source_name
 from metaplan.jsonio import dumps_pretty, parse_json
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
-from metaplan.plan import Plan, load, plan_from_file_data
+from metaplan.plan import load, plan_from_file_data
 from metaplan.records import dumps_records, records_from_json
 from metaplan.report import format_diff, format_flat, format_folded, plural
 from metaplan.settings import VOLATILE
@@ -127,14 +128,6 @@ def line_diff(old: bytes, new: bytes, labels: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _side(path: str) -> Plan:
-    """One side of a git diff: ``/dev/null`` (a file added or deleted) is a plan with no
-    modules, so the modules of the other side fold as modules added (removed)."""
-    if path == os.devnull:
-        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
-    return load(path)
-
-
 _GIT_HEADER = ("similarity index ", "dissimilarity index ", "rename from ", "rename to ",
                "copy from ", "copy to ", "index ", "old mode ", "new mode ")
 """The lines git's header for a rename or copy holds (git quotes the paths in them)."""
@@ -170,13 +163,19 @@ def git_diff(args: argparse.Namespace) -> int:
     head = f"metaplan diff {labels[0]} {labels[1]}\n"
     if args.new_path is not None:
         head += _git_header(args.header)
+    sides = ((args.old_file, side_name(old_name, "old")),
+             (args.new_file, side_name(new_name, "new")))
     try:
-        a, b = _side(args.old_file), _side(args.new_file)
+        old, new = (read_side(path, name) for path, name in sides)
+    except InputError as exc:  # past the size limit, unreadable: say so, and let git go on
+        to_stdout(f"{head}metaplan git-diff: no diff shown: {one_line(str(exc))}\n")
+        return 0
+    try:
+        a, b = (plan_of(data, name, empty_is_plan=path == os.devnull)
+                for data, (path, name) in zip((old, new), sides, strict=True))
     except InputError as exc:
-        old, new = (b"" if p == os.devnull else read_bytes(p) for p in
-                    (args.old_file, args.new_file))
-        to_stdout(f"metaplan git-diff: not a plan, shown line by line: {exc}\n"
-                  + line_diff(old, new, labels))
+        to_stdout(f"{head}metaplan git-diff: not a plan, shown line by line: "
+                  f"{one_line(str(exc))}\n" + line_diff(old, new, labels))
         return 0
     record = diff_plans(a, b)
     to_stdout(head.encode("utf-8", "surrogateescape")
