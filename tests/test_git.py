@@ -448,3 +448,47 @@ def test_mergetool_names_merged_and_the_side_with_its_file(tmp_path: Path) -> No
     assert done.returncode == 2 and done.stderr.startswith(
         f"metaplan mergetool: error: {merged} (theirs, {bad}): not valid JSON")
     assert merged.read_text() == _small("a")
+
+
+def test_a_gzipped_plan_merges_to_a_gzipped_plan(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_text("*.json.gz merge=metaplan -diff\n")
+    _git(tmp_path, "config", "merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P")
+    gz = tmp_path / "model" / f"{FILE}.gz"
+    gz.parent.mkdir()
+
+    def put(meta: dict[str, Any], message: str) -> None:
+        gz.write_bytes(gzip.compress(json.dumps(meta).encode(), mtime=0))
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "commit", "-q", "-m", message)
+
+    put(_raw(), "the plan")
+    _git(tmp_path, "checkout", "-q", "-b", "theirs")
+    meta = _raw()
+    _hand_edit(meta)
+    put(meta, "their edit")
+    _git(tmp_path, "checkout", "-q", "main")
+    meta = _raw()
+    _normalize(meta)
+    put(meta, "our edit")
+    done = _git(tmp_path, "merge", "-q", "--no-edit", "theirs")
+    assert f"metaplan git-merge: model/{FILE}.gz: merged (3 changes from theirs)" in done.stderr
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    expected = _raw(f"{NAME}.expected")
+    _hand_edit(expected)
+    assert metaplan.load(gz) == metaplan.Plan.from_json(expected)
+
+
+def test_mergetool_keeps_mergeds_gzip_encoding(tmp_path: Path) -> None:
+    plain = tmp_path / "base.json"
+    plain.write_text(_small("a"))
+    theirs = tmp_path / "theirs.json"
+    theirs.write_text(_small("b"))
+    merged = tmp_path / FILE  # no .gz in the name, gzip data in the file
+    merged.write_bytes(gzip.compress(_small("b").encode()))  # as the merge driver wrote it
+    done = subprocess.run([sys.executable, "-m", "metaplan", "mergetool", str(plain),
+                           str(plain), str(theirs), str(merged)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert merged.read_bytes()[:2] == b"\x1f\x8b"
+    assert metaplan.load(merged) == metaplan.load(theirs)
