@@ -492,3 +492,15 @@ def test_mergetool_keeps_mergeds_gzip_encoding(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert merged.read_bytes()[:2] == b"\x1f\x8b"
     assert metaplan.load(merged) == metaplan.load(theirs)
+
+
+def test_a_path_holding_a_newline_cannot_forge_a_header_line(repo: Path) -> None:
+    folder = repo / "x\n+++ b"
+    folder.mkdir()
+    (folder / FILE).write_text(_small("a"))
+    _git(repo, "add", "-A")
+    done = _git(repo, "diff", "--cached")
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("+++ b/codegen")]
+    assert f'metaplan diff "a/x\\n+++ b/{FILE}" "b/x\\n+++ b/{FILE}"' in lines
+    assert any(line.startswith(f'+++ "b/x\\n+++ b/{FILE}"  sha256:') for line in lines)

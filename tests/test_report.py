@@ -57,3 +57,16 @@ def test_a_module_named_like_report_syntax_is_quoted_and_filed_as_a_module(
                    "2 changes: 1 module in 1 group, 1 top-level change")
         assert lines == [summary, "(top level)", '  ~ model_type: "x" -> "y"',
                          json.dumps(fqn), "  ~ is_boundary: true -> false"]
+
+
+def test_a_label_or_file_name_holding_a_newline_is_quoted_in_the_header(tmp_path: Path
+                                                                         ) -> None:
+    a, b = _pair(tmp_path, "m")
+    evil = tmp_path / "b\n+++ b"
+    evil.write_bytes(b.read_bytes())
+    done = metaplan_cli("diff", a, evil, "--label", "x\n+++ b/evil", "--ignore", "q\n+ r")
+    lines = done.stdout.decode().splitlines()
+    assert lines[0].startswith('--- "x\\n+++ b/evil"  sha256:')
+    assert lines[1].startswith(f'+++ "{tmp_path}/b\\n+++ b"  sha256:')
+    assert lines[2].endswith("; ignored 0 changes (--ignore q\\n+ r)")
+    assert [line[:1] for line in lines[3:]] == ["(", " ", "m", " "]

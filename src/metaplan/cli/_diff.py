@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 
 from metaplan.change import ChangeRecord
-from metaplan.cli._io import colour, json_name, one_line, output, paint, to_stdout
+from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.diff import diff as diff_plans
 from metaplan.errors import InputError
@@ -43,8 +43,9 @@ def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
     body = format_diff(record) if expand else format_folded(record)
     if note:
         first, _, rest = body.partition("\n")
-        body = f"{first}; {note}\n{rest}"
-    text = f"--- {labels[0]}  {base}\n+++ {labels[1]}  {result}\n{body}"
+        body = f"{first}; {one_line(note)}\n{rest}"
+    old, new = (quote_name(label) for label in labels)  # no name can start a line
+    text = f"--- {old}  {base}\n+++ {new}  {result}\n{body}"
     return paint(text, painted).encode("utf-8", "surrogateescape")
 
 
@@ -123,7 +124,7 @@ def line_diff(old: bytes, new: bytes, labels: Sequence[str]) -> str:
     out = []
     for line in difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
                                      new.decode("utf-8", "replace").splitlines(True),
-                                     labels[0], labels[1]):
+                                     quote_name(labels[0]), quote_name(labels[1])):
         out.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -160,7 +161,7 @@ def git_diff(args: argparse.Namespace) -> int:
     old_name = json_name(args.path)
     new_name = old_name if args.new_path is None else json_name(args.new_path)
     labels = (f"a/{old_name}", f"b/{new_name}")
-    head = f"metaplan diff {labels[0]} {labels[1]}\n"
+    head = f"metaplan diff {quote_name(labels[0])} {quote_name(labels[1])}\n"
     if args.new_path is not None:
         head += _git_header(args.header)
     sides = ((args.old_file, side_name(old_name, "old")),
