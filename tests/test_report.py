@@ -70,3 +70,13 @@ def test_a_label_or_file_name_holding_a_newline_is_quoted_in_the_header(tmp_path
     assert lines[1].startswith(f'+++ "{tmp_path}/b\\n+++ b"  sha256:')
     assert lines[2].endswith("; ignored 0 changes (--ignore q\\n+ r)")
     assert [line[:1] for line in lines[3:]] == ["(", " ", "m", " "]
+
+
+def test_an_ignore_glob_with_an_unclosed_bracket_is_refused(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, "m.1")
+    done = metaplan_cli("diff", a, b, "--ignore", "param_plan/m.[12")
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (
+        'metaplan diff: error: --ignore param_plan/m.[12: invalid glob pattern "m.[12": the '
+        "'[' at 2 is never closed by ']' (an unclosed '[' matches a literal bracket, and no "
+        "FQN has one)\n")
