@@ -343,3 +343,165 @@ def test_a_file_both_branches_added_conflicts_only_where_they_differ(tmp_path: P
         done.stderr
     assert [line.split(":")[0] for line in said] == ["  injections",
                                                      '  param_plan["model.layers.3.mlp"]']
+
+
+# renames, limits, names (#23) ----------------------------------------------------------------
+
+
+def test_a_renamed_plan_diffs_under_both_names_and_the_files_after_it_still_show(
+        repo: Path) -> None:
+    (repo / "moved").mkdir()
+    _git(repo, "mv", FILE, f"moved/{FILE}")
+    meta = _raw()
+    meta["injections"][5]["ep_size"] = 16
+    (repo / "moved" / FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    (repo / "zz").mkdir()
+    other = json.dumps(_raw("llama3_8b.hf4"), indent=2, sort_keys=True)
+    (repo / "zz" / FILE).write_text(other + "\n")
+    _git(repo, "add", "-A")
+    staged = _git(repo, "diff", "--cached", "-M")
+    _git(repo, "commit", "-q", "-m", "moved")
+    shown = _git(repo, "show", "--ext-diff", "-M", "--format=%s")
+    logged = _git(repo, "log", "-p", "--ext-diff", "-M", "-1", "--format=%s")
+    for done in (staged, shown, logged):
+        assert done.stderr == ""
+        lines = done.stdout.splitlines()
+        at = lines.index(f"metaplan diff a/{FILE} b/moved/{FILE}")
+        assert lines[at + 1:at + 4] == ["similarity index 99%", f"rename from {FILE}",
+                                        f"rename to moved/{FILE}"]
+        assert lines[at + 4].startswith("index ")
+        assert lines[at + 5].startswith(f"--- a/{FILE}  sha256:")
+        assert lines[at + 6].startswith(f"+++ b/moved/{FILE}  sha256:")
+        assert lines[at + 7:at + 10] == [
+            "1 change: 0 modules in 0 groups, 1 top-level change", "(top level)",
+            "  ~ injections[5].ep_size: 8 -> 16"]
+        assert f"metaplan diff a/zz/{FILE} b/zz/{FILE}" in lines  # the file after it
+
+
+def test_git_diff_takes_an_unmerged_path_alone() -> None:
+    done = subprocess.run([sys.executable, "-m", "metaplan", "git-diff", FILE],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"* Unmerged path {FILE}\n", "")
+
+
+def _small(model_type: str) -> str:
+    return json.dumps({"model_type": model_type, "param_plan": {"m": {"is_boundary": True}},
+                       "boundary_classes": {"m": "M"}})
+
+
+def test_a_plan_past_the_size_limit_is_said_and_git_goes_on(repo: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    (repo / "zz").mkdir()
+    (repo / "zz" / FILE).write_text(_small("a"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "a small plan")
+    _put(repo, _raw(f"{NAME}.expected"), "normalized")
+    (repo / "zz" / FILE).write_text(_small("b"))
+    _git(repo, "commit", "-q", "-a", "-m", "small edit")
+    monkeypatch.setenv("METAPLAN_MAX_INPUT_SIZE", "1000")
+    done = _git(repo, "log", "-p", "--ext-diff", "-2", "--format=%s")
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    said = [line for line in lines if line.startswith("metaplan git-diff: no diff shown: ")]
+    assert len(said) == 1 and said[0].startswith(
+        f"metaplan git-diff: no diff shown: {FILE} (old): ") and "git-blob" not in said[0]
+    assert "more than the input limit of 1000 bytes; raise it with --max-input-size or " \
+           "METAPLAN_MAX_INPUT_SIZE if this is a plan" in said[0]
+    assert lines[lines.index(said[0]) - 1] == f"metaplan diff a/{FILE} b/{FILE}"
+    assert '  ~ model_type: "a" -> "b"' in lines  # the commit before still shows
+
+
+def test_git_diff_names_the_path_and_side_not_gits_temporary_file(repo: Path) -> None:
+    (repo / FILE).write_text('{"param_plan": \n')
+    _git(repo, "commit", "-q", "-a", "-m", "broken")
+    (repo / FILE).write_text(_small("a"))
+    done = _git(repo, "diff")
+    said = next(line for line in done.stdout.splitlines() if "not a plan" in line)
+    assert said.startswith(f"metaplan git-diff: not a plan, shown line by line: {FILE} (old): ")
+    assert "git-blob" not in said and "/tmp" not in said
+
+
+def test_git_merge_names_the_path_and_side_not_gits_temporary_file(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "-b", "theirs")
+    (repo / FILE).write_text('{\n  "param_plan": {\n    "m": tru\n')
+    _git(repo, "commit", "-q", "-a", "-m", "their broken plan")
+    _git(repo, "checkout", "-q", "main")
+    _put(repo, _raw(f"{NAME}.expected"), "normalized")
+    done = _git(repo, "merge", "--no-edit", "theirs", check=False)
+    assert done.returncode != 0
+    said = [line for line in done.stderr.splitlines() if line.startswith("metaplan")]
+    assert len(said) == 1 and said[0].startswith(
+        f"metaplan git-merge: error: {FILE} (theirs): not valid JSON") and "line 3" in said[0]
+    assert ".merge_file" not in done.stderr
+    assert metaplan.load(repo / FILE) == metaplan.load(DATA / f"{NAME}.expected.json.gz")
+
+
+def test_mergetool_names_merged_and_the_side_with_its_file(tmp_path: Path) -> None:
+    good = tmp_path / "base.json"
+    good.write_text(_small("a"))
+    bad = tmp_path / "codegen_meta_REMOTE_123.json"
+    bad.write_text("[1")
+    merged = tmp_path / FILE
+    merged.write_text(_small("a"))
+    done = subprocess.run([sys.executable, "-m", "metaplan", "mergetool", str(good), str(good),
+                           str(bad), str(merged)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith(
+        f"metaplan mergetool: error: {merged} (theirs, {bad}): not valid JSON")
+    assert merged.read_text() == _small("a")
+
+
+def test_a_gzipped_plan_merges_to_a_gzipped_plan(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_text("*.json.gz merge=metaplan -diff\n")
+    _git(tmp_path, "config", "merge.metaplan.driver", f"{METAPLAN} git-merge %O %A %B %P")
+    gz = tmp_path / "model" / f"{FILE}.gz"
+    gz.parent.mkdir()
+
+    def put(meta: dict[str, Any], message: str) -> None:
+        gz.write_bytes(gzip.compress(json.dumps(meta).encode(), mtime=0))
+        _git(tmp_path, "add", "-A")
+        _git(tmp_path, "commit", "-q", "-m", message)
+
+    put(_raw(), "the plan")
+    _git(tmp_path, "checkout", "-q", "-b", "theirs")
+    meta = _raw()
+    _hand_edit(meta)
+    put(meta, "their edit")
+    _git(tmp_path, "checkout", "-q", "main")
+    meta = _raw()
+    _normalize(meta)
+    put(meta, "our edit")
+    done = _git(tmp_path, "merge", "-q", "--no-edit", "theirs")
+    assert f"metaplan git-merge: model/{FILE}.gz: merged (3 changes from theirs)" in done.stderr
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    expected = _raw(f"{NAME}.expected")
+    _hand_edit(expected)
+    assert metaplan.load(gz) == metaplan.Plan.from_json(expected)
+
+
+def test_mergetool_keeps_mergeds_gzip_encoding(tmp_path: Path) -> None:
+    plain = tmp_path / "base.json"
+    plain.write_text(_small("a"))
+    theirs = tmp_path / "theirs.json"
+    theirs.write_text(_small("b"))
+    merged = tmp_path / FILE  # no .gz in the name, gzip data in the file
+    merged.write_bytes(gzip.compress(_small("b").encode()))  # as the merge driver wrote it
+    done = subprocess.run([sys.executable, "-m", "metaplan", "mergetool", str(plain),
+                           str(plain), str(theirs), str(merged)], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert merged.read_bytes()[:2] == b"\x1f\x8b"
+    assert metaplan.load(merged) == metaplan.load(theirs)
+
+
+def test_a_path_holding_a_newline_cannot_forge_a_header_line(repo: Path) -> None:
+    folder = repo / "x\n+++ b"
+    folder.mkdir()
+    (folder / FILE).write_text(_small("a"))
+    _git(repo, "add", "-A")
+    done = _git(repo, "diff", "--cached")
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("+++ b/codegen")]
+    assert f'metaplan diff "a/x\\n+++ b/{FILE}" "b/x\\n+++ b/{FILE}"' in lines
+    assert any(line.startswith(f'+++ "b/x\\n+++ b/{FILE}"  sha256:') for line in lines)

@@ -22,7 +22,7 @@ from metaplan.frozen import MISSING, json_equal
 from metaplan.merge import SIDES, Conflict, Side, merge, rebase
 from metaplan.plan import Plan
 from metaplan.records import dumps_records, loads_records
-from metaplan.testing import PlanVersions, plan_versions
+from metaplan.testing import PlanVersions, plan_versions, set_versions
 
 Plans = tuple[Plan, Plan, Plan]
 
@@ -68,6 +68,33 @@ def test_merge_is_symmetric_in_ours_and_theirs(versions: PlanVersions) -> None:
     paths = [conflict.path for conflict in forth.conflicts]
     assert len(paths) == len(set(paths)), "a place is reported twice"
     assert sorted(paths, key=repr) == sorted((c.path for c in back.conflicts), key=repr)
+
+
+@given(set_versions())
+def test_sorted_string_arrays_merge_as_the_sets_they_list(versions: PlanVersions) -> None:
+    base, ours, theirs = _plans(versions)
+    b, x, y = (set(v["frozen_sharded_params"]) for v in versions)
+    for one, other in ((ours, theirs), (theirs, ours)):
+        merged = merge(base, one, other)
+        assert merged.clean
+        assert set(merged.plan["frozen_sharded_params"]) == (x & y) | ((x | y) - b)
+        for law in (merge(base, one, base), merge(base, base, one), merge(base, one, one)):
+            assert law.clean and law.plan == one
+
+
+@pytest.mark.parametrize("order", ["ours first", "theirs first"])
+def test_a_side_that_repeats_an_item_of_a_set_keeps_the_others_removal(order: str,
+                                                                        tmp_path: Path) -> None:
+    paths = []
+    for name, listed in (("base", ["p.1", "p.2", "p.3"]), ("repeats", ["p.1", "p.1", "p.2", "p.3"]),
+                         ("removes", ["p.2", "p.3"])):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"param_plan": {}, "frozen_sharded_params": listed}))
+        paths.append(path)
+    base, one, other = paths if order == "ours first" else (paths[0], paths[2], paths[1])
+    done = metaplan_cli("merge", base, one, other)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["frozen_sharded_params"] == ["p.2", "p.3"]
 
 
 @given(plan_versions())

@@ -544,3 +544,38 @@ def test_soak_bad_plans_are_refused_where_they_are_bad(case: tuple[dict[str, Any
     assert isinstance(refused, metaplan.InputError)
     assert str(refused).startswith("bad.json: ") and f" {where}" in str(refused)
     assert meta == snapshot
+
+
+@pytest.mark.parametrize("where", ["top", "entry"])
+def test_records_of_plans_that_load_replay_however_deep_they_nest(where: str,
+                                                                  tmp_path: Path) -> None:
+    for depth in range(240, 260):  # the deepest value each place may hold
+        deep: Any = []
+        for _ in range(depth - 1):
+            deep = [deep]
+        meta: dict[str, Any] = {"param_plan": {"m": {"is_boundary": True}}}
+        if where == "top":
+            meta["source"] = deep
+        else:
+            meta["param_plan"]["m"]["params"] = {"w": deep}
+        try:
+            metaplan.Plan.from_json(meta)
+        except metaplan.InputError:
+            break
+        b = json.dumps(meta)
+    a, after = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"param_plan": {"m": {"is_boundary": True}}}))
+    after.write_text(b)
+    record = tmp_path / "rec.json"
+    assert metaplan_cli("diff", a, after, "--format", "json", "-o", record).returncode == 1
+    done = metaplan_cli("replay", a, record)
+    assert done.returncode == 0, done.stderr
+    assert metaplan.loads(done.stdout) == metaplan.load(after)
+
+
+def test_compare_checks_every_argument_before_it_prints_a_note() -> None:
+    done = metaplan_cli("compare", fixture_path(NAME), "--model-type", "foo",
+                        "--against-passes", "bogus")
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.count(b"\n") == 1 and b"error: " in done.stderr
+    assert b"note:" not in done.stderr

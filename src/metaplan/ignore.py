@@ -2,8 +2,9 @@
 
 A pattern is ``field/FQN-glob/key...`` (``/`` between steps) or a JSON
 Pointer (``/`` first, ``~1`` for ``/`` and ``~0`` for ``~`` inside a
-step); each step is an ``fnmatch`` glob (case-sensitive), matched against
-the change's path step by step. A change is ignored when the pattern
+step); each step is an ``fnmatch`` glob (case-sensitive; one that specs and
+rules refuse, an unclosed ``[``, is refused), matched against the change's
+path step by step. A change is ignored when the pattern
 matches the start of its path: ``injections`` leaves out every change in
 the injections; ``param_plan/*.experts.*/is_boundary`` the flag of every
 expert.
@@ -27,6 +28,7 @@ from metaplan.change import Change, ChangeRecord, Key, Path
 from metaplan.edit import apply_changes
 from metaplan.errors import InputError, parse_path
 from metaplan.plan import Plan
+from metaplan.rules import check_pattern
 
 __all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"]
 
@@ -45,6 +47,9 @@ def parse_ignore(text: str) -> Ignore:
     if not steps or steps == ("",):
         raise InputError("--ignore: an empty pattern would ignore everything; name a field",
                          source="--ignore")
+    for step in steps:  # a glob specs and rules refuse (an unclosed '[') is refused here too
+        if step:
+            check_pattern(step, f"--ignore {text}")
     return steps
 
 

@@ -52,13 +52,13 @@ def reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number (plans hold finite numbers only)")
 
 
-def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
+def parse_json(data: bytes | str, *, source: str = "<input>", depth: int = MAX_DEPTH) -> Any:
     """Parse JSON text into raw dicts and lists (floats as ``JSONFloat``), checked.
 
     Bytes must be UTF-8: a leading UTF-8 byte order mark is skipped, UTF-16
     and UTF-32 are refused (by their byte order mark or their zero bytes).
-    The data is checked by :func:`check_tree` (depth, finite numbers,
-    Unicode text), and no object may hold a key twice. Any failure is an
+    The data is checked by :func:`check_tree` (nested at most ``depth``
+    levels, finite numbers, Unicode text), and no object may hold a key twice. Any failure is an
     :class:`~metaplan.errors.InputError` naming ``source``.
 
     >>> parse_json(b'\\xef\\xbb\\xbf{"a": [1.5]}')
@@ -80,11 +80,11 @@ def parse_json(data: bytes | str, *, source: str = "<input>") -> Any:
             source=source,
         ) from exc
     except RecursionError as exc:
-        raise InputError(f"{source}: nested more than {MAX_DEPTH} levels "
+        raise InputError(f"{source}: nested more than {depth} levels "
                          "deep (plans nest a handful)", source=source) from exc
     except ValueError as exc:
         raise InputError(f"{source}: not valid JSON: {exc}", source=source) from exc
-    written = _checked(raw, source)
+    written = _checked(raw, source, depth)
     _check_unique_keys(text, raw, written, source)
     return raw
 
@@ -231,7 +231,7 @@ def finite(value: float) -> None:
         raise ValueError("not finite")
 
 
-def _checked(raw: Any, source: str | None) -> bytes | None:
+def _checked(raw: Any, source: str | None, depth: int = MAX_DEPTH) -> bytes | None:
     """Compact JSON of ``raw`` when orjson can write it (the common case), else None.
 
     When it cannot, :func:`_walk` finds why, raising for what a plan may not
@@ -240,7 +240,7 @@ def _checked(raw: Any, source: str | None) -> bytes | None:
     try:
         return orjson.dumps(raw, default=finite)
     except TypeError:
-        _walk(raw, source)
+        _walk(raw, source, depth)
         return None
 
 
@@ -257,15 +257,15 @@ def check_tree(raw: Any, source: str | None = None) -> None:
     _checked(raw, source)
 
 
-def _walk(raw: Any, source: str | None) -> None:
+def _walk(raw: Any, source: str | None, depth: int = MAX_DEPTH) -> None:
     where = f"{source}: " if source else ""
     stack: list[tuple[Any, tuple[Any, ...]]] = [(raw, ())]
     while stack:
         value, path = stack.pop()
         kind = type(value)
-        if (kind is dict or kind is list) and len(path) >= MAX_DEPTH:
+        if (kind is dict or kind is list) and len(path) >= depth:
             shown = format_path(path[:6]) + "..."
-            raise InputError(f"{where}{shown}: nested more than {MAX_DEPTH} levels deep (plans "
+            raise InputError(f"{where}{shown}: nested more than {depth} levels deep (plans "
                              "nest a handful)", source=source)
         if kind is dict:
             bad = next((key for key in value if isinstance(key, str) and _not_unicode(key)),

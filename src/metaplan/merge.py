@@ -215,13 +215,13 @@ def _identity(item: Any) -> Any:
 
 def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
                   theirs: Sequence[Any], conflicts: list[Conflict], pick: Picker) -> list[Any]:
-    """Two edits of one array, merged item by item: a sorted set of strings as a set,
-    objects with a ``match`` by it (an item both sides edited is merged key by key),
-    other items as sequences (diff3). A clashing region settled to a side holds that
-    side's items; a duplicate (both added one identity) settled keeps the side's copy
-    (neither, for the base)."""
+    """Two edits of one array, merged item by item: sorted strings as a set (an item listed
+    twice is one item), objects with a ``match`` by it (an item both sides edited is
+    merged key by key), other items as sequences (diff3). A clashing region settled to a
+    side holds that side's items; a duplicate (both added one identity) settled keeps the
+    side's copy (neither, for the base)."""
     sides = (list(base), list(ours), list(theirs))
-    if all(is_sorted_set(side) for side in sides):
+    if all(is_sorted_set(side, repeats=True) for side in sides):
         return merge3_sets(*sides).merged
     keyed = all(_identity(item) is not None for side in sides for item in side)
     result = merge3(*sides, key=_identity if keyed else None)

@@ -55,6 +55,7 @@ class Target(NamedTuple):
     in_place: bool  # a device or a pipe
     identity: tuple[int, int] | None  # (st_dev, st_ino) of what is there
     mode: int | None  # the permission bits of a regular file there, kept by the new one
+    gzipped: bool = False  # a regular file there holds gzip data: the new one does too
 
 
 def _refused(path: str, why: str) -> InputError:
@@ -91,11 +92,23 @@ def check_output(path: str, *, follow_symlinks: bool = True) -> Target:
         return Target(path, real, False, None, None)
     regular = stat.S_ISREG(info.st_mode)
     return Target(path, real, not (regular or stat.S_ISLNK(info.st_mode)),
-                  (info.st_dev, info.st_ino), stat.S_IMODE(info.st_mode) if regular else None)
+                  (info.st_dev, info.st_ino), stat.S_IMODE(info.st_mode) if regular else None,
+                  regular and _holds_gzip(real))
 
 
-def _encode(path: str, data: bytes) -> bytes:
-    if not path.endswith(".gz"):
+def _holds_gzip(path: str) -> bool:
+    """Whether the file at ``path`` starts as gzip data does (unreadable: no)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def _encode(target: Target, data: bytes) -> bytes:
+    """``data`` gzipped for a ``.gz`` path, or over a file that holds gzip data (an output
+    keeps the encoding of the file it replaces: git's ``%A`` of a ``.json.gz`` plan)."""
+    if not (target.path.endswith(".gz") or target.gzipped):
         return data
     import gzip  # only a .gz output needs it
 
@@ -103,7 +116,8 @@ def _encode(path: str, data: bytes) -> bytes:
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` (gzipped for ``.gz``) via a temp file and rename."""
+    """Write ``data`` to ``path`` (gzipped for ``.gz``, or over gzip data) via a temp file
+    and rename."""
     write_many_atomic({os.fspath(path): data})
 
 
@@ -124,10 +138,11 @@ def write_many_atomic(files: Mapping[str, bytes], *, stdout: bytes | None = None
     """Write several files (and ``stdout``) so that all of them land or no file changes.
 
     See the module's docstring for the order that makes it so. A path ending
-    in ``.gz`` is gzipped; an existing file keeps its permission bits.
+    in ``.gz`` is gzipped; an existing file keeps its permission bits, and its encoding
+    (gzip data is replaced by gzip data, whatever the name).
     """
     targets = _check_all(files, follow_symlinks)
-    payloads = [_encode(target.path, data) for target, data in zip(targets, files.values(),
+    payloads = [_encode(target, data) for target, data in zip(targets, files.values(),
                                                                   strict=True)]
     staged: dict[str, Target] = {}
     done: list[str] = []

@@ -24,7 +24,7 @@ from metaplan.change import LEGACY_HASH, OPS, Change, ChangeRecord
 from metaplan.errors import InputError, describe
 from metaplan.frozen import freeze, shorten
 from metaplan.inputs import source_name
-from metaplan.jsonio import dumps_pretty, parse_json, read_bytes, write_atomic
+from metaplan.jsonio import MAX_DEPTH, dumps_pretty, parse_json, read_bytes, write_atomic
 from metaplan.schema import check_value
 
 __all__ = [
@@ -144,9 +144,20 @@ def dumps_records(records: Iterable[ChangeRecord]) -> bytes:
     return dumps_pretty(records_to_json(records))
 
 
+_WRAPPER = 5
+"""The levels a records file puts around a change's value (the file, its records, a record,
+its changes, the change): a value a plan may hold at any path fits in a record of it."""
+
+
 def loads_records(data: bytes | str, *, source: str = "records") -> tuple[ChangeRecord, ...]:
-    """Parse records from JSON text."""
-    return records_from_json(parse_json(data, source=source), source=source)
+    """Parse records from JSON text.
+
+    The file may nest :data:`~metaplan.jsonio.MAX_DEPTH` levels past its
+    wrapper, so every record of plans that load reads back; a change that
+    would nest a plan past that limit is still refused when it is applied.
+    """
+    return records_from_json(parse_json(data, source=source, depth=MAX_DEPTH + _WRAPPER),
+                             source=source)
 
 
 def load_records(path: str | os.PathLike[str]) -> tuple[ChangeRecord, ...]:

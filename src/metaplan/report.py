@@ -22,11 +22,24 @@ m
   ~ is_boundary: true -> false
   ~ params["w.x"]: 1 -> 2
   - class: "MLP"
+
+A module heading is the FQN as it is, or a JSON string when it could be
+read as something else: when it is empty, holds a character a terminal
+acts on (a newline, an escape), white space, a quote or a parenthesis, or
+begins with ``+``, ``-``, ``~``, ``@``, ``.`` or ``!`` (so no module reads as
+the ``(top level)`` heading, a change line, a ``---``/``+++`` header or a
+``... and N more`` line). A folded heading is a brace pattern, quoted by the
+same rule (its braces and commas are the pattern's); in an expanded heading
+a brace or a comma is the name's, so it is quoted too.
+
+>>> printable("model.layers.3"), printable("(top level)"), printable("+ x: 1")
+('model.layers.3', '"(top level)"', '"+ x: 1"')
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -57,15 +70,16 @@ _FQN_MAPS = ("param_plan", "boundary_classes")
 _TOP = "(top level)"
 
 
-def _where(change: Change) -> tuple[str, str]:
-    """``(group, label)``: the module (or top level) a change is about, and what in it."""
+def _where(change: Change) -> tuple[str | None, str]:
+    """``(group, label)``: the module (None: the top level) a change is about, and what in
+    it."""
     path = change.path
     if len(path) >= 2 and path[0] in _FQN_MAPS:
         fqn = str(path[1])
         if path[0] == "boundary_classes":
             return fqn, "class"
         return fqn, key_path(path[2:]) or "entry"
-    return _TOP, key_path(path)
+    return None, key_path(path)
 
 
 def change_line(change: Change, label: str | None = None) -> str:
@@ -78,14 +92,21 @@ def change_line(change: Change, label: str | None = None) -> str:
     return f"~ {label}: {shorten(change.old)} -> {shorten(change.new)}"
 
 
-def printable(name: str) -> str:
-    """A module name as a line shows it: as it is, or as a JSON string when it is empty or
-    holds a character a terminal would act on (a newline, an escape).
+_QUOTED = re.compile(r"\A(?:[-+~@.!]|\Z)|[\s()\"']")
+_QUOTED_NAME = re.compile(r"\A(?:[-+~@.!]|\Z)|[\s()\"'{},\\]")
 
-    >>> printable("model.layers.3"), printable("a\\nb"), printable("")
-    ('model.layers.3', '"a\\\\nb"', '""')
+
+def printable(name: str, *, pattern: bool = False) -> str:
+    """A module name (a brace ``pattern`` in folded text) as a heading shows it: as it is,
+    or as a JSON string when it could be read as report syntax (see the module's doc).
+
+    >>> printable("model.layers.3"), printable("a\\nb"), printable(""), printable("m.{a,b}")
+    ('model.layers.3', '"a\\\\nb"', '""', '"m.{a,b}"')
+    >>> printable("m.{a,b}", pattern=True)
+    'm.{a,b}'
     """
-    return name if name and name.isprintable() else json.dumps(name)
+    plain = name.isprintable() and not (_QUOTED if pattern else _QUOTED_NAME).search(name)
+    return name if plain else json.dumps(name)
 
 
 def plural(count: int, word: str) -> str:
@@ -99,10 +120,14 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
     ``limit`` caps the modules shown (the summary line still counts them all).
     """
     groups: dict[str, list[str]] = {}
+    top: list[str] = []
     for change in sorted(record.changes, key=lambda c: c.path[0] == "boundary_classes"):
         group, label = _where(change)
-        groups.setdefault(group, []).append(change_line(change, label))
-    top = groups.pop(_TOP, [])
+        line = change_line(change, label)
+        if group is None:
+            top.append(line)
+        else:
+            groups.setdefault(group, []).append(line)
     in_modules = sum(map(len, groups.values()))
     lines = [f"{plural(len(record), 'change')}: {plural(len(groups), 'module')} "
              f"({plural(in_modules, 'change')}), {plural(len(top), 'top-level change')}"]
@@ -159,7 +184,7 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
         for group in top:
             lines += _group_lines(group)
     for group in modules:
-        lines.append(printable(group.pattern)
+        lines.append(printable(group.pattern, pattern=True)
                      + (f"  ({plural(group.size, 'module')})" if group.size > 1 else ""))
         lines += _group_lines(group)
     return "\n".join(lines) + "\n"

@@ -300,12 +300,17 @@ def match_items(a: Sequence[Any], b: Sequence[Any], key: Key) -> list[tuple[int,
     return _lcs(ka, kb) if unique else None
 
 
-def is_sorted_set(items: Sequence[Any]) -> bool:
-    """Whether ``items`` are strings in strictly increasing order (a sorted set).
+def is_sorted_set(items: Sequence[Any], *, repeats: bool = False) -> bool:
+    """Whether ``items`` are strings in strictly increasing order (a sorted set); with
+    ``repeats``, in sorted order with an item maybe listed twice (a set written sorted).
 
     >>> is_sorted_set(["a", "b"]), is_sorted_set(["b", "a"]), is_sorted_set(["a", "a"])
     (True, False, False)
+    >>> is_sorted_set(["a", "a", "b"], repeats=True), is_sorted_set(["b", "a"], repeats=True)
+    (True, False)
     """
+    if repeats:
+        return _sorted_strs(items)
     return _all_str(items) and all(map(operator.lt, items, itertools.islice(items, 1, None)))
 
 
@@ -592,11 +597,15 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
 def merge3_sets(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any]) -> Merge:
     """Merge two edits of a set: what either side added is in, what either removed is out.
 
-    The result is sorted and never conflicts; for sorted duplicate-free arrays
-    such as ``frozen_sharded_params`` (see :func:`is_sorted_set`).
+    The result is sorted, lists each item once and never conflicts; for sorted
+    arrays such as ``frozen_sharded_params`` (see :func:`is_sorted_set`), read
+    as the sets they list: an item listed twice is one item, so a side that
+    only repeats an item changed nothing.
 
     >>> merge3_sets(["a", "b", "c"], ["a", "c", "d"], ["b", "c", "e"]).merged
     ['c', 'd', 'e']
+    >>> merge3_sets(["a", "b"], ["a", "a", "b"], ["b"]).merged
+    ['b']
     """
     kept = set(ours).intersection(theirs)
     added = set(ours).union(theirs).difference(base)

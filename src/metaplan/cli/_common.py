@@ -83,14 +83,22 @@ def model_type_line(args: argparse.Namespace, plan: Mapping[str, Any], prefix: s
     return f"model type: {found.describe()}{alias}"
 
 
-def pipeline_from(args: argparse.Namespace, prefix: str = "") -> Pipeline:
-    """The pipeline the options ask for (``prefix="against_"``: compare's second one)."""
+def pipeline_from(args: argparse.Namespace, prefix: str = "", *,
+                  notes: list[str] | None = None) -> Pipeline:
+    """The pipeline the options ask for (``prefix="against_"``: compare's second one).
+
+    Its notes are printed, or added to ``notes`` (for a command that checks
+    every argument before it prints anything)."""
     names = _names(args, prefix)
     specs, rules, model_type = settings_of(args, prefix)
     if model_type is not FROM_PLAN and all(
             key[1] != specs.canonical_model_type(model_type) for key in specs.specs):
-        note(args, f"note: no spec is specific to model type {model_type!r}; the generic "
-                   "specs apply")
+        said = (f"note: no spec is specific to model type {model_type!r}; the generic specs "
+                "apply")
+        if notes is None:
+            note(args, said)
+        else:
+            notes.append(said)
     built = build_pipeline(names, specs=specs, rules=rules, model_type=model_type,
                            label=format_passes(names))
     if getattr(args, "verify_each", False):

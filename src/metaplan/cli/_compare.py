@@ -44,7 +44,11 @@ def _same_settings(args: argparse.Namespace) -> bool:
 def compare(args: argparse.Namespace) -> int:
     """Exit 0 when the two pipelines agree after every pass, 1 when not."""
     plan = load(args.plan)
-    first, second = pipeline_from(args), pipeline_from(args, "against_")
+    notes: list[str] = []  # printed once both pipelines are built: an error comes alone
+    first, second = pipeline_from(args, notes=notes), pipeline_from(args, "against_",
+                                                                    notes=notes)
+    for said in dict.fromkeys(notes):
+        note(args, said)
     if all(getattr(args, f"against_{option}") is None for option in _OPTIONS):
         note(args, "note: no --against-* option was given, so B runs what A runs")
     elif _same_settings(args):

@@ -8,7 +8,8 @@ import os
 from collections.abc import Sequence
 
 from metaplan.change import ChangeRecord
-from metaplan.cli._io import colour, json_name, output, paint, to_stdout
+from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
+from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.diff import diff as diff_plans
 from metaplan.errors import InputError
 from metaplan.fold import fold_changes, group_to_json
@@ -17,7 +18,7 @@ from metaplan.inputs import read_bytes, source_name
 from metaplan.jsonio import dumps_pretty, parse_json
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
-from metaplan.plan import Plan, load, plan_from_file_data
+from metaplan.plan import load, plan_from_file_data
 from metaplan.records import dumps_records, records_from_json
 from metaplan.report import format_diff, format_flat, format_folded, plural
 from metaplan.settings import VOLATILE
@@ -42,8 +43,9 @@ def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
     body = format_diff(record) if expand else format_folded(record)
     if note:
         first, _, rest = body.partition("\n")
-        body = f"{first}; {note}\n{rest}"
-    text = f"--- {labels[0]}  {base}\n+++ {labels[1]}  {result}\n{body}"
+        body = f"{first}; {one_line(note)}\n{rest}"
+    old, new = (quote_name(label) for label in labels)  # no name can start a line
+    text = f"--- {old}  {base}\n+++ {new}  {result}\n{body}"
     return paint(text, painted).encode("utf-8", "surrogateescape")
 
 
@@ -122,36 +124,61 @@ def line_diff(old: bytes, new: bytes, labels: Sequence[str]) -> str:
     out = []
     for line in difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True),
                                      new.decode("utf-8", "replace").splitlines(True),
-                                     labels[0], labels[1]):
+                                     quote_name(labels[0]), quote_name(labels[1])):
         out.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
     return "".join(out)
 
 
-def _side(path: str) -> Plan:
-    """One side of a git diff: ``/dev/null`` (a file added or deleted) is a plan with no
-    modules, so the modules of the other side fold as modules added (removed)."""
-    if path == os.devnull:
-        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
-    return load(path)
+_GIT_HEADER = ("similarity index ", "dissimilarity index ", "rename from ", "rename to ",
+               "copy from ", "copy to ", "index ", "old mode ", "new mode ")
+"""The lines git's header for a rename or copy holds (git quotes the paths in them)."""
+
+
+def _git_header(header: str | None) -> str:
+    """git's header lines for a rename or copy, as git prints them (any other line, and any
+    control character in one, is dropped or escaped: nothing in it can forge a line)."""
+    lines = [one_line(line) for line in (header or "").splitlines()]
+    return "".join(f"{line}\n" for line in lines if line.startswith(_GIT_HEADER))
 
 
 def git_diff(args: argparse.Namespace) -> int:
-    """git's external diff: ``PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE``.
+    """git's external diff: ``PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE``, and
+    for a rename or copy ``NEW-PATH HEADER`` after them (1 argument: an unmerged path).
 
-    Prints the folded diff under the path's name and exits 0 (git takes any
-    other status for a crash). A side that is no plan is shown as a line diff.
+    Prints the folded diff under the path's name (a rename's header as git
+    prints it) and exits 0: git takes any other status for a crash and stops
+    the whole diff. A side that is no plan is shown as a line diff.
     """
-    name = json_name(args.path)
-    labels = (f"a/{name}", f"b/{name}")
+    given = [args.old_file, args.old_hex, args.old_mode, args.new_file, args.new_hex,
+             args.new_mode, args.new_path]
+    if args.old_file is None:
+        to_stdout(f"* Unmerged path {json_name(args.path)}\n")
+        return 0
+    if None in given[:6]:
+        raise InputError(f"git-diff: expected git's 7 arguments (9 for a rename), found "
+                         f"{1 + given.index(None)}: configure it as diff.metaplan.command "
+                         "'metaplan git-diff' (git adds the arguments)", source="git-diff")
+    old_name = json_name(args.path)
+    new_name = old_name if args.new_path is None else json_name(args.new_path)
+    labels = (f"a/{old_name}", f"b/{new_name}")
+    head = f"metaplan diff {quote_name(labels[0])} {quote_name(labels[1])}\n"
+    if args.new_path is not None:
+        head += _git_header(args.header)
+    sides = ((args.old_file, side_name(old_name, "old")),
+             (args.new_file, side_name(new_name, "new")))
     try:
-        a, b = _side(args.old_file), _side(args.new_file)
+        old, new = (read_side(path, name) for path, name in sides)
+    except InputError as exc:  # past the size limit, unreadable: say so, and let git go on
+        to_stdout(f"{head}metaplan git-diff: no diff shown: {one_line(str(exc))}\n")
+        return 0
+    try:
+        a, b = (plan_of(data, name, empty_is_plan=path == os.devnull)
+                for data, (path, name) in zip((old, new), sides, strict=True))
     except InputError as exc:
-        old, new = (b"" if p == os.devnull else read_bytes(p) for p in
-                    (args.old_file, args.new_file))
-        to_stdout(f"metaplan git-diff: not a plan, shown line by line: {exc}\n"
-                  + line_diff(old, new, labels))
+        to_stdout(f"{head}metaplan git-diff: not a plan, shown line by line: "
+                  f"{one_line(str(exc))}\n" + line_diff(old, new, labels))
         return 0
     record = diff_plans(a, b)
-    head = f"metaplan diff {labels[0]} {labels[1]}\n"
-    to_stdout(head.encode() + record_text(record, "text", labels, painted=colour(args)))
+    to_stdout(head.encode("utf-8", "surrogateescape")
+              + record_text(record, "text", labels, painted=colour(args)))
     return 0

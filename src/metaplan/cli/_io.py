@@ -24,6 +24,7 @@ __all__ = [
     "one_line",
     "output",
     "paint",
+    "quote_name",
     "say",
     "to_stdout",
 ]
@@ -47,6 +48,33 @@ def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
     if len(flat) <= limit:
         return flat
     return f"{flat[:limit]}... ({len(flat) - limit} more characters cut)"
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
+              "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def quote_name(name: str) -> str:
+    """A file name or label as a header line shows it: as it is, or, when it holds a control
+    character, a quote or a backslash, C-style quoted in double quotes as git quotes paths
+    (``\\n``, ``\\t``, ``\\"``, ``\\\\``; other characters a terminal acts on as octal
+    escapes of their UTF-8 bytes), so no name can start a line of its own.
+
+    >>> print(quote_name("a/plan.json"), quote_name("a/x\\n+++ b/evil"), quote_name('q"\\x1b'))
+    a/plan.json "a/x\\n+++ b/evil" "q\\"\\033"
+    """
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    out = []
+    for char in name:
+        if char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append("".join(f"\\{byte:03o}"
+                               for byte in char.encode("utf-8", "surrogateescape")))
+    return '"' + "".join(out) + '"'
 
 
 def note(args: argparse.Namespace, message: str) -> None:

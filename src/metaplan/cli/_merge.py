@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from metaplan.cli._io import json_name, note, output, to_stdout
+from metaplan.cli._sides import load_side, side_name
 from metaplan.errors import InputError
 from metaplan.jsonio import dumps_pretty
 from metaplan.merge import Conflict, MergeResult, Resolve, Side
@@ -78,13 +79,6 @@ def merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _base(path: str) -> Plan:
-    """The merge base; empty when both sides added the file (git gives an empty file)."""
-    if os.path.getsize(path) == 0:
-        return Plan.from_json({"param_plan": {}, "boundary_classes": {}})
-    return load(path)
-
-
 def git_merge(args: argparse.Namespace) -> int:
     """git's merge driver ``%O %A %B [%P]``: the merge is written to ``%A``: exit 0 when
     clean; on conflicts every clean change of both sides with ours at each conflict, each
@@ -93,9 +87,11 @@ def git_merge(args: argparse.Namespace) -> int:
     Both sides added the file (git gives an empty ``%O``): the base is a plan
     with no modules, so what the two added alike merges.
     """
-    ours, theirs = load(args.current), load(args.other)
-    merged = merge_plans(_base(args.ancestor), ours, theirs)
     name = json_name(args.pathname or args.current)
+    base, ours, theirs = (load_side(path, side_name(name, side), empty_is_plan=side == "base")
+                          for path, side in ((args.ancestor, "base"), (args.current, "ours"),
+                                             (args.other, "theirs")))
+    merged = merge_plans(base, ours, theirs)
     write_many_atomic({args.current: dumps(merged.plan)})
     if merged.conflicts:
         first, _, rest = format_conflicts(merged.conflicts).partition("\n")
@@ -157,7 +153,11 @@ def mergetool(args: argparse.Namespace) -> int:
     the settled merge is merged with them (refused, nothing written, where the
     two change one place differently).
     """
-    base, ours, theirs = _base(args.base), load(args.local), load(args.remote)
+    name = json_name(args.merged)  # git's copies of the sides are named for it, in its folder
+    base, ours, theirs = (load_side(path, side_name(name, f"{side}, {json_name(path)}"),
+                                    empty_is_plan=side == "base")
+                          for path, side in ((args.base, "base"), (args.local, "ours"),
+                                             (args.remote, "theirs")))
     partial = merge_plans(base, ours, theirs)
     chosen = _side(args)
     resolve: Resolve = chosen
@@ -170,7 +170,6 @@ def mergetool(args: argparse.Namespace) -> int:
         return 1
     write_many_atomic({args.merged: dumps(result)})
     _settled(args, chosen)
-    name = json_name(args.merged)
     if settled.conflicts:
         print_conflicts(args, settled.conflicts, (args.base, args.local, args.remote),
                         f"wrote {name} with ours at each (still unmerged)")

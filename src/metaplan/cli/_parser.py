@@ -75,6 +75,15 @@ def _run_options(sub: argparse.ArgumentParser) -> None:
                      help="print each pass's changes and wall time on stderr")
 
 
+_GIT_DIFF_ARGUMENTS = (
+    ("old_file", "the old version (a temporary file, or /dev/null when added)"),
+    ("old_hex", "its blob id"), ("old_mode", "its mode"),
+    ("new_file", "the new version (/dev/null when deleted)"),
+    ("new_hex", "its blob id"), ("new_mode", "its mode"),
+    ("new_path", "a rename or copy: the new path"),
+    ("header", "a rename or copy: git's header lines (similarity index, rename from, ...)"))
+
+
 def _out_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
 
@@ -200,10 +209,13 @@ def parser() -> argparse.ArgumentParser:
     _side_options(sub)
     _json_option(sub)
 
-    sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments): the "
-                                               "folded diff; exit 0")
-    for name in ("path", "old_file", "old_hex", "old_mode", "new_file", "new_hex", "new_mode"):
-        sub.add_argument(name, metavar=name.upper().replace("_", "-"))
+    sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments, 9 "
+                                               "for a rename or copy, 1 for an unmerged "
+                                               "path): the folded diff; exit 0")
+    sub.add_argument("path", metavar="PATH", help="the path in the tree (the old one of a "
+                                                  "rename)")
+    for name, said in _GIT_DIFF_ARGUMENTS:
+        sub.add_argument(name, metavar=name.upper().replace("_", "-"), nargs="?", help=said)
     _color_option(sub)
 
     sub = commands.add_parser("git-merge", help="git's merge driver: %%O %%A %%B [%%P]; merges "

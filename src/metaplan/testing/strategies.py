@@ -51,6 +51,7 @@ __all__ = [
     "plan_versions",
     "plans",
     "rule_lists",
+    "set_versions",
     "sound_plan_dicts",
     "spec_registries",
     "versioned_plan_dicts",
@@ -923,3 +924,30 @@ def plan_versions(draw: st.DrawFn, *, disjoint: bool = False, max_layers: int = 
     sides = (0, 1) if disjoint else (None, None)
     return PlanVersions(base, draw(edited_plan_dicts(base, side=sides[0])),
                         draw(edited_plan_dicts(base, side=sides[1])))
+
+
+_SET_ITEMS = st.sampled_from(tuple(f"model.layers.{i}.mlp.weight" for i in range(6)))
+
+
+def _set_side(draw: st.DrawFn, base: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with its ``frozen_sharded_params`` kept, edited (items removed and added),
+    listed with repeats (still sorted), or both."""
+    meta = copy.deepcopy(base)
+    listed = list(meta["frozen_sharded_params"])
+    how = draw(st.sampled_from(("same", "edit", "repeat", "edit repeat")))
+    if "edit" in how:
+        kept = set(listed) - set(_some(draw, listed, min_size=0))
+        listed = sorted(kept | set(draw(st.lists(_SET_ITEMS, max_size=3))))
+    if "repeat" in how:
+        listed = sorted(listed + _some(draw, listed))
+    meta["frozen_sharded_params"] = listed
+    return meta
+
+
+@st.composite
+def set_versions(draw: st.DrawFn, *, max_layers: int = 2) -> PlanVersions:
+    """A base plan and two versions of it that differ only in ``frozen_sharded_params``, a
+    set written sorted: each side keeps it, removes and adds items, or lists some twice."""
+    base = copy.deepcopy(draw(versioned_plan_dicts(max_layers=max_layers)))
+    base["frozen_sharded_params"] = sorted(set(draw(st.lists(_SET_ITEMS, max_size=5))))
+    return PlanVersions(base, _set_side(draw, base), _set_side(draw, base))

@@ -1,0 +1,76 @@
+"""Golden content hashes: the digest of every bundled plan and of small hand-built plans,
+pinned, and records written by metaplan 0.3.0 that must replay to the same hashes.
+
+These values were computed once and written here by hand: a change to the digest (its
+bucket count, mask, canonical bytes) changes every plan's hash, and so every record's
+``base`` and ``result``, and must fail this test. If the digest ever has to change, the
+records format names its digest version and old records keep replaying.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import DATA, fixture_path, metaplan_cli
+
+FIXTURE_HASHES = {
+    "deepseek_v3.hf4": "77c4b3b27704ea6e972be20a6beb1b72c013718a01ace80916d4962f88717430",
+    "deepseek_v3.hf4.expected": "ca40a73703551f54e8d3c805dd6b2c1e970b0027f550679198ca4d5ffec24c53",
+    "deepseek_v3.hf5": "a8bc3767fc334a6c568f12052056c68b3ab608143b039b94be2f2df6d33f4cd3",
+    "deepseek_v3.hf5.expected": "1e6d3085c0d6cc483ec2be3b058b304e945c5fd0843c34285f21de0db8b317a6",
+    "llama3_8b.hf4": "7bf3c0af9e2232200f8cef02924a29bee05b53f47e8bdf0fa041170857126054",
+    "llama3_8b.hf4.expected": "9ae53a1b92b6f5ca6ff8cd06c5e20de8e2ed0fbb9da55bf1ae60dfe6598aa00e",
+    "qwen3_moe.hf4": "fb74ccb241833f4509a5abaf9ea7ac74fa4d8d304e59f2586eb9157ec3c18de7",
+    "qwen3_moe.hf4.expected": "836384864c87e02367e9cd2de53ff48d0320232668357d78ce47ee095061b4ee",
+    "qwen3_moe.hf5": "4d2d78d03a595ff95eaeeda4de65fed30da6d4b52d3fec8cc855c3f157e94938",
+    "qwen3_moe.hf5.expected": "ed1d2f9cedab627595294946b463cdf8b2de8f2977281739e796b86bc0481812",
+}
+
+SMALL_PLANS: list[tuple[dict[str, Any], str]] = [
+    ({"param_plan": {}},
+     "81e3924aed4f69dff404963199f0a70381962e4760511b5f234168b9fb564bcb"),
+    ({"param_plan": {"m": {"is_boundary": True}}, "boundary_classes": {"m": "MLP"}},
+     "cdc037ba94dd850bdfbdef31dc03f5c852005c66ddeacc5c478be97eb98df838"),
+    ({"param_plan": {"model.layers.0.mlp": {"is_boundary": False, "params": {"w": "S(0)"}}},
+      "model_type": "x", "frozen_sharded_params": ["model.layers.0.mlp.w"]},
+     "3a09314dfdabb687ccda3b069395ec5d8687066745765acd19a61c7bd82d25a4"),
+]
+
+RECORDS = DATA / "records-0.3.0"
+"""``metaplan normalize PLAN --record`` of three fixtures, written by metaplan 0.3.0."""
+
+
+def _hashes(*paths: Path) -> list[str]:
+    done = metaplan_cli("hash", *paths)
+    assert done.returncode == 0, done.stderr
+    return [line.split()[0] for line in done.stdout.decode().splitlines()]
+
+
+def test_every_bundled_plan_has_its_pinned_hash() -> None:
+    names = sorted(FIXTURE_HASHES)
+    assert _hashes(*(fixture_path(name) for name in names)) == [
+        f"sha256:{FIXTURE_HASHES[name]}" for name in names]
+    bundled = sorted(p.name.removesuffix(".json.gz") for p in DATA.glob("*.json.gz"))
+    assert bundled == names, "a bundled plan without a pinned hash"
+
+
+def test_small_hand_built_plans_have_their_pinned_hashes(tmp_path: Path) -> None:
+    paths = []
+    for i, (meta, _) in enumerate(SMALL_PLANS):
+        path = tmp_path / f"plan{i}.json"
+        path.write_text(json.dumps(meta))
+        paths.append(path)
+    assert _hashes(*paths) == [f"sha256:{digest}" for _, digest in SMALL_PLANS]
+
+
+@pytest.mark.parametrize("name", ["deepseek_v3.hf5", "qwen3_moe.hf5", "llama3_8b.hf4"])
+def test_records_written_by_0_3_0_replay_to_the_same_hashes(name: str, tmp_path: Path) -> None:
+    records = RECORDS / f"{name}.normalize.json.gz"
+    out = tmp_path / "replayed.json"
+    done = metaplan_cli("replay", fixture_path(name), records, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert _hashes(out) == [f"sha256:{FIXTURE_HASHES[f'{name}.expected']}"]
