@@ -31,7 +31,7 @@ PUBLIC = {
     "model_type_of", "slim", "verification", "verifier",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "braces", "sequences", "inputs",
+    "version", "errors", "settings", "frozen", "names", "fields", "braces", "sequences", "inputs",
     "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
     "verify", "trace", "steps", "makers", "pipeline", "passes._edits", "passes.strip_ep",

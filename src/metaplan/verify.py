@@ -52,6 +52,7 @@ from metaplan.emitter import (
 )
 from metaplan.emitter import shards as placement_shards
 from metaplan.errors import describe, format_path
+from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected
 from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
 from metaplan.names import parse_names
 from metaplan.plan import Plan
@@ -62,11 +63,13 @@ __all__ = [
     "CHECKS",
     "DEFAULT_CHECKS",
     "NORMAL_FORM_CHECKS",
+    "NOTE_CHECKS",
     "Note",
     "Verification",
     "Verifier",
     "Violation",
     "boundary_classes_resolve",
+    "boundary_readings",
     "class_keys_exist",
     "entry_objects",
     "external_state_stripped",
@@ -579,6 +582,24 @@ def _schema_field(key: str, value: Any) -> list[Violation]:
     return []
 
 
+def _entry_schema(fqn: str, data: Mapping[str, Any]) -> list[Violation]:
+    """The keys of one entry whose values are not what upstream writes there."""
+    return [Violation("schema", ("param_plan", fqn, key),
+                      f"must be {need}, found {describe(data[key])}")
+            for key in sorted(data) if (need := expected(key, data[key], ENTRY_TYPES))]
+
+
+def _injection_schema(plan: Plan) -> list[Violation]:
+    """The keys of each injection whose values are not what upstream writes there."""
+    items = plan.get("injections")
+    if items is None or not _is_array(items):
+        return []
+    return [Violation("schema", ("injections", i, key),
+                      f"must be {need}, found {describe(item[key])}")
+            for i, item in enumerate(items) if _is_object(item)
+            for key in sorted(item) if (need := expected(key, item[key], INJECTION_TYPES))]
+
+
 def schema(plan: Plan) -> list[Violation]:
     """The fields upstream's ``meta.validate_meta_schema`` types, where present, have those types.
 
@@ -588,9 +609,46 @@ def schema(plan: Plan) -> list[Violation]:
     boolean ``sharding_plan``; arrays of strings: ``not_covered``,
     ``remote_siblings``, ``external_state_classes``; ``module_overrides`` an
     array of objects. (A missing field is not reported: plans made by hand,
-    or by tests, often lack the four required strings.)
+    or by tests, often lack the four required strings.) The keys of every
+    entry and injection that upstream's field table lists have its types
+    (:mod:`metaplan.fields`; other keys are allowed); equal entries are
+    checked once.
     """
-    return [violation for key in sorted(plan) for violation in _schema_field(key, plan[key])]
+    found = [violation for key in sorted(plan) for violation in _schema_field(key, plan[key])]
+    seen: dict[int, bool] = {}  # id -> clean; every entry outlives the check
+    for fqn, data in object_entries(plan):
+        if seen.get(id(data)) is not True:
+            bad = _entry_schema(fqn, data)
+            seen[id(data)] = not bad
+            found += bad
+    found += _injection_schema(plan)
+    return sorted(found)
+
+
+# boundary-reading ----------------------------------------------------------------
+
+
+def boundary_readings(plan: Plan) -> list[Note]:
+    """Entries without ``is_boundary`` that upstream's runtime and emitter read differently.
+
+    The runtime rebuilds a missing ``is_boundary`` as true (plans from before
+    the flag); the emitter derives it from the contract fields
+    (:func:`~metaplan.emitter.is_boundary_raw`). An entry with no flag and
+    no contract is a boundary to one and not to the other: a note (a
+    violation with ``strict``), saying which way each reads it.
+    """
+    seen: dict[int, bool] = {}
+    found = []
+    for fqn, data in object_entries(plan):
+        split = seen.get(id(data))
+        if split is None:
+            split = seen[id(data)] = "is_boundary" not in data and not is_boundary_raw(data)
+        if split:
+            found.append(Note("boundary-reading", ("param_plan", fqn), (
+                "no is_boundary: upstream's runtime reads it as a boundary (true, the default "
+                "for plans from before the flag), its emitter as not one (no contract field); "
+                "write is_boundary explicitly")))
+    return found
 
 
 # external-state, shared-class (what normalize establishes) -----------------------
@@ -651,11 +709,16 @@ CHECKS: dict[str, Verifier] = {
     "frozen-sharded-params": frozen_sharded_params,
     "placement": placements,
     "schema": schema,
+    "boundary-reading": lambda plan: [Violation(*note) for note in boundary_readings(plan)],
     "external-state": external_state_stripped,
     "shared-class": shared_classes_marked,
 }
 """Every check by name, in the order they run (``spec-coverage`` with the built-in specs,
 the plan's rules and model type, when called on its own)."""
+
+NOTE_CHECKS = ("boundary-reading",)
+"""Checks whose findings are notes (they break nothing) unless a verification is ``strict``;
+called on its own as a verifier, such a check reports them as violations."""
 
 NORMAL_FORM_CHECKS = ("external-state", "shared-class")
 """What ``normalize`` establishes (contracts of its stages 2 and 3): a plan as frozen fails
@@ -697,7 +760,8 @@ def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry,
 def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
                  specs: SpecRegistry = BUILTIN_SPECS,
                  rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
-                 model_type: ModelTypeSetting = FROM_PLAN) -> Verification:
+                 model_type: ModelTypeSetting = FROM_PLAN,
+                 strict: bool = False) -> Verification:
     """The violations and notes of the named ``checks``, in check order.
 
     ``checks=None`` runs :data:`DEFAULT_CHECKS`, plus ``spec-coverage`` when
@@ -708,11 +772,14 @@ def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
     ``model_type`` (default: the plan's, see
     :func:`~metaplan.rules.model_type_of`; ``None``: none). ``None`` is no
     setting for ``rules`` or ``specs`` (a ``TypeError`` says what to pass).
+    Notes (``placement``'s negative dims, ``boundary-reading``) break
+    nothing, unless ``strict``: then each is a violation of its check.
     """
     refuse_none("verification", specs=specs, rules=rules)
     rule_list = _settled(rules)
     names = _chosen(checks, specs, rule_list)
     violations: list[Violation] = []
+    notes: list[Note] = []
     with paused_gc():
         walk = (_walk(plan) if "placement" in names or "frozen-sharded-params" in names
                 else _Walk([], [], set()))
@@ -726,22 +793,32 @@ def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
                 violations += walk.violations
             elif name == "frozen-sharded-params":
                 violations += frozen_sharded_params(plan, walk.sharded)
+            elif name == "boundary-reading":
+                read = boundary_readings(plan)
+                violations += [Violation(*note) for note in read] if strict else []
+                notes += [] if strict else read
             else:
                 violations += CHECKS[name](plan)
-    notes = walk.notes if "placement" in names else []
-    return Verification(tuple(violations), tuple(notes), tuple(n for n in CHECKS if n in names))
+            if name == "placement" and strict:
+                violations += [Violation(*note) for note in walk.notes]
+            elif name == "placement":
+                notes += walk.notes
+    return Verification(tuple(violations), tuple(sorted(notes)),
+                        tuple(n for n in CHECKS if n in names))
 
 
 def verify(plan: Plan, checks: str | Sequence[str] | None = None, *,
            specs: SpecRegistry = BUILTIN_SPECS,
            rules: Iterable[InlineRule] | FromPlan = FROM_PLAN,
-           model_type: ModelTypeSetting = FROM_PLAN) -> tuple[Violation, ...]:
+           model_type: ModelTypeSetting = FROM_PLAN,
+           strict: bool = False) -> tuple[Violation, ...]:
     """The violations of every default check (or of the named ``checks``), in check order.
 
-    See :func:`verification`, which also returns the notes.
+    See :func:`verification`, which also returns the notes (violations when ``strict``).
     """
     refuse_none("verify", specs=specs, rules=rules)
-    return verification(plan, checks, specs=specs, rules=rules, model_type=model_type).violations
+    return verification(plan, checks, specs=specs, rules=rules, model_type=model_type,
+                        strict=strict).violations
 
 
 @dataclass(frozen=True)

@@ -296,6 +296,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--model-type", metavar="T",
                      help="model type for spec-coverage (default: the plan's model_type, else "
                           "model_class, else source.architecture)")
+    sub.add_argument("--strict", action="store_true",
+                     help="count every note as a violation (exit 1): a negative placement "
+                          "dim, an entry upstream's runtime and emitter read differently")
     sub.add_argument("--format", choices=("text", "json"), default="text")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")

@@ -18,7 +18,7 @@ def verify(args: argparse.Namespace) -> int:
     checks = checks_from(args)
     specs, rules, model_type = settings_of(args)
     found = verification(load(args.plan), checks, specs=specs, rules=rules,
-                         model_type=model_type)
+                         model_type=model_type, strict=args.strict)
     violations, notes = found.violations, found.notes
     if args.format == "json":
         to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),

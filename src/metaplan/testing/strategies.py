@@ -104,6 +104,9 @@ def _entry(draw: st.DrawFn, odd_flags: bool = True) -> Any:
         entry["in_src"] = {"hidden_states": {"tp": draw(_PLACEMENT)}}
     if draw(_TENTH) == 0:
         entry["skip_source_lowering"] = draw(_SKIPS)
+    if draw(_TENTH) == 1:  # explicit empty containers mean something (metaplan.fields)
+        entry.setdefault("params", {})
+        entry["tp_divide_attrs"] = draw(st.sampled_from([[], ["num_heads"]]))
     return entry
 
 
