@@ -100,8 +100,8 @@ def _call(fn: Callable[[PlanPaths], R], item: PlanPaths) -> Future[R]:
 
 
 def map_plans(fn: Callable[[PlanPaths], R], paths: Iterable[PlanPaths], *,
-              executor: Executor | InProcess | None = None,
-              dedupe: bool = True) -> Iterator[R]:
+              executor: Executor | InProcess | None = None, dedupe: bool = True,
+              keys: Sequence[str | None] | None = None) -> Iterator[R]:
     """``fn(path)`` for each of ``paths``, yielded in input order, each distinct content once.
 
     A path whose content (see :func:`content_key`) an earlier path holds
@@ -109,11 +109,17 @@ def map_plans(fn: Callable[[PlanPaths], R], paths: Iterable[PlanPaths], *,
     exception raised by ``fn`` is raised when its result is reached.
     ``executor``: any ``concurrent.futures.Executor`` (left running), None
     for a process pool of ``os.cpu_count()`` workers (shut down at the end),
-    or :data:`IN_PROCESS`.
+    or :data:`IN_PROCESS`. ``keys``: each path's dedupe key, when the caller has them
+    (to count the distinct contents, say); None is a key shared with no other path.
     """
     items = list(paths)
-    keys: Sequence[str | None] = ([content_key(item) for item in items] if dedupe
-                                  else [None] * len(items))
+    if not dedupe:
+        keys = [None] * len(items)
+    elif keys is None:
+        keys = [content_key(item) for item in items]
+    elif len(keys) != len(items):
+        raise ValueError(f"map_plans: expected one key per path ({len(items)}), found "
+                         f"{len(keys)}")
     if executor is IN_PROCESS:
         yield from _in_process(fn, items, keys)
         return

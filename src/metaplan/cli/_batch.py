@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from metaplan.batch import IN_PROCESS, InProcess, PlanPaths, map_plans
+from metaplan.batch import IN_PROCESS, InProcess, PlanPaths, content_key, map_plans
 from metaplan.cli._common import checks_from, pipeline_from, settings_of
 from metaplan.cli._io import json_name, note, one_line
 from metaplan.cli._paths import identity
@@ -171,17 +171,18 @@ def _targets(args: argparse.Namespace, plans: list[str]) -> dict[str, str]:
                          source=args.out_dir)
     targets: dict[str, str] = {}
     taken: dict[str, str] = {}
-    read = {identity(path): path for path in plans} | {None: ""}
+    read: dict[object, str] = {os.path.abspath(path): path for path in plans}
+    read |= {same: path for path in plans if (same := identity(path)) is not None}
     for path in plans:
         target = os.path.join(args.out_dir, os.path.basename(path))
         if taken.setdefault(target, path) != path:
             raise InputError(f"{target}: --out-dir: the inputs {taken[target]} and {path} "
                              "share a name: give them distinct names, or batch them apart",
                              source=target)
-        if identity(target) in read or os.path.abspath(target) in map(os.path.abspath, plans):
-            raise InputError(f"{target}: --out-dir: would overwrite the input "
-                             f"{read.get(identity(target), path)}: give another folder",
-                             source=target)
+        for key in (os.path.abspath(target), identity(target)):
+            if key is not None and key in read:
+                raise InputError(f"{target}: --out-dir: would overwrite the input "
+                                 f"{read[key]}: give another folder", source=target)
         targets[path] = target
     return targets
 
@@ -252,13 +253,13 @@ def batch(args: argparse.Namespace) -> int:
     work = functools.partial(_work, args)
     rows: list[bytes] = []
     files: dict[str, bytes] = {}
-    seen: set[int] = set()
-    worst, found, bad = 0, 0, 0
+    worst, found, bad, distinct = 0, 0, 0, 0
     progress = _Progress(len(items))
     try:
+        keys = [content_key(item) for item in items]
+        distinct = len({key for key in keys if key is not None}) + keys.count(None)
         for done, (item, outcome) in enumerate(zip(items, map_plans(
-                work, items, executor=executor), strict=True), start=1):
-            seen.add(id(outcome))
+                work, items, executor=executor, keys=keys), strict=True), start=1):
             worst, found, bad = (max(worst, outcome.exit), found + (outcome.exit == 1),
                                  bad + (outcome.exit == 2))
             line = _line(_row(args, item, outcome, targets))
@@ -283,7 +284,7 @@ def batch(args: argparse.Namespace) -> int:
         if bad:
             files = {}
         write_many_atomic(files, stdout=b"".join(rows))
-    _summary(args, len(items), len(seen), found, bad, time.perf_counter() - started,
+    _summary(args, len(items), distinct, found, bad, time.perf_counter() - started,
              written=len(files) if targets else None)
     return worst
 
