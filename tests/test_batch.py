@@ -212,12 +212,12 @@ def test_options_of_another_command_and_stdin_are_refused() -> None:
 def test_ctrl_c_stops_the_workers_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    inputs = _variants(tmp_path, "deepseek_v3.hf4", 24)
+    inputs = _variants(tmp_path, "deepseek_v3.hf4", 32)
     child = subprocess.Popen([sys.executable, "-m", "metaplan", "batch", "normalize", "-j", "2",
                               "--out-dir", str(out), *map(str, inputs)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)
-    time.sleep(3)
+    time.sleep(2)
     still_running = child.poll() is None
     with contextlib.suppress(ProcessLookupError):  # as a terminal's Ctrl-C: the whole group
         os.killpg(child.pid, signal.SIGINT)

@@ -243,7 +243,17 @@ class _Progress:
 
 
 def batch(args: argparse.Namespace) -> int:
-    """Run ``args.batch_command`` on every input; exit with the worst exit."""
+    """Run ``args.batch_command`` on every input; exit with the worst exit (130: Ctrl-C, with
+    the workers stopped and no file written)."""
+    try:
+        return _batch(args)
+    except KeyboardInterrupt:  # also while the pool shuts down after the last row
+        note(args, "interrupted: the workers are stopped" + (
+            "; nothing written" if args.out_dir is not None else ""))
+        return 130
+
+
+def _batch(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     _check_options(args)
     plans = expand_plans(args.plans)
@@ -271,15 +281,10 @@ def batch(args: argparse.Namespace) -> int:
             else:
                 write_stdout(line)
             progress.step(done)
-    except KeyboardInterrupt:
-        progress.close()
-        note(args, "interrupted: the workers are stopped" + (
-            "; nothing written" if targets else ""))
-        return 130
     finally:
+        progress.close()
         if isinstance(executor, Executor):
             executor.shutdown(wait=True, cancel_futures=True)
-    progress.close()
     if targets:
         if bad:
             files = {}
