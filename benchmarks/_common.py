@@ -82,6 +82,23 @@ def peak(command: list[str]) -> tuple[float, float]:
     return float(seconds), int(kib) / 1024
 
 
+def compile_bytecode() -> None:
+    """Compile metaplan and the benchmark scripts' modules to bytecode first, as a user's
+    install has them (a first run would otherwise pay for compiling in its timing)."""
+    import compileall
+
+    here = Path(__file__).resolve().parent
+    for folder in (here.parent / "src" / "metaplan", here):
+        compileall.compile_dir(folder, quiet=1)
+
+
+def uncompressed(name: str, folder: Path) -> Path:
+    """A bundled fixture written uncompressed into ``folder`` (``NAME.json``)."""
+    path = folder / f"{name}.json"
+    path.write_bytes(read_raw(name))
+    return path
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 

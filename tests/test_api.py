@@ -38,10 +38,11 @@ LAYERS = (
     "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",
-    "compat", "oracle", "composing", "testing.strategies", "testing.random_edits",
+    "compat", "oracle", "composing", "batch", "testing.strategies", "testing.random_edits",
     "testing.machine", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
     "cli._sides", "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge",
-    "cli._setup", "cli._records", "cli._explain", "cli._compare", "cli._verify", "cli._main", "cli",
+    "cli._setup", "cli._records", "cli._explain", "cli._compare", "cli._verify", "cli._batch",
+    "cli._main", "cli",
     "__main__", "",
 )
 """Every module, lowest first: a module imports only modules before it (the README's layers)."""

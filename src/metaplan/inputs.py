@@ -134,9 +134,16 @@ def _read_raw(path: str, source: str, limit: int) -> bytes:
         return _read_upto(stream.buffer, limit, source)
     with open(path, "rb") as handle:
         info = os.fstat(handle.fileno())
-        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        if not stat.S_ISREG(info.st_mode):
+            return _read_upto(handle, limit, source)
+        if info.st_size > limit:
             raise _too_big(source, limit, f"{info.st_size} bytes, more than")
-        return _read_upto(handle, limit, source)
+        data = handle.read(info.st_size + 1)  # one read of the whole file (and one past it)
+        if len(data) <= info.st_size:
+            return data
+        if len(data) > limit:  # it grew while being read
+            raise _too_big(source, limit, "more bytes than")
+        return data + _read_upto(handle, limit - len(data), source)
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

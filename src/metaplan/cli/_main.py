@@ -36,7 +36,7 @@ COMMANDS = {
     "show": "_diff:show", "git-diff": "_diff:git_diff", "compare": "_compare:compare",
     "bisect": "_bisect:bisect", "verify": "_verify:verify", "hash": "_verify:hash_plans",
     "merge": "_merge:merge", "git-merge": "_merge:git_merge", "mergetool": "_merge:mergetool",
-    "git-setup": "_setup:git_setup",
+    "git-setup": "_setup:git_setup", "batch": "_batch:batch",
 }
 """Command name -> ``module:function`` in :mod:`metaplan.cli`, imported when it runs."""
 

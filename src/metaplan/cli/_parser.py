@@ -7,6 +7,7 @@ them equal to the registries), so building the parser imports no pass.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import NoReturn
 
 from metaplan.cli._io import one_line
@@ -116,6 +117,40 @@ def _color_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--color", "--colour", choices=("auto", "always", "never"),
                      default="auto", help="colour the text: auto (default: on a terminal, "
                                           "unless NO_COLOR is set), always or never")
+
+
+def _batch_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """``metaplan batch COMMAND [options] PLAN...``."""
+    sub = commands.add_parser(
+        "batch", help="run verify, hash, normalize, diff or slim on many plans at once, on "
+                      "--jobs processes; JSON Lines in input order (exit: the worst)",
+        description="Stdout: one JSON object per input (diff: per pair) in input order, with "
+                    "path, hash, exit (what the single command exits) and result (its JSON) "
+                    "or error. Files of equal content are computed once. A summary goes to "
+                    "stderr.")
+    sub.add_argument("batch_command", metavar="COMMAND",
+                     choices=("verify", "hash", "normalize", "diff", "slim"),
+                     help="verify, hash, normalize, diff (consecutive pairs, or each with "
+                          "--against) or slim")
+    sub.add_argument("plans", metavar="PLAN", nargs="+",
+                     help="plans (.json or .json.gz), globs (expanded here too, so they may be "
+                          "quoted), or @FILE: a list of plans, one per line (@-: stdin)")
+    sub.add_argument("-j", "--jobs", metavar="N", type=int, default=os.cpu_count() or 1,
+                     help="worker processes (default: the number of cores, here "
+                          f"{os.cpu_count() or 1}); 1 runs in this process")
+    sub.add_argument("--out-dir", metavar="DIR",
+                     help="normalize, slim: write each result to DIR under its input's name; "
+                          "all are written at the end, or none (a bad input, Ctrl-C)")
+    sub.add_argument("--against", metavar="BASE",
+                     help="diff: compare each PLAN with BASE instead of consecutive pairs")
+    sub.add_argument("--checks", metavar="C", help="verify: comma-separated checks "
+                                                   "(default: as verify)")
+    sub.add_argument("--passes", metavar="SPEC",
+                     help="normalize: the passes to run; diff: run them on both sides first")
+    sub.add_argument("--specs", metavar="F", help="verify, normalize: strategy specs JSON")
+    sub.add_argument("--rules", metavar="F", help="verify, normalize: inline rules JSON")
+    sub.add_argument("--model-type", metavar="T",
+                     help="verify, normalize: model type for spec lookup")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -304,6 +339,7 @@ def parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
     _json_option(sub)
+    _batch_parser(commands)
     for sub in commands.choices.values():
         sub.add_argument("--max-input-size", metavar="SIZE", type=_size,
                          help=f"refuse an input (or what its gzip data expands to) larger than "

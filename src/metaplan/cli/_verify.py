@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from metaplan.cli._common import checks_from, settings_of
 from metaplan.cli._io import json_name, say, to_stdout
 from metaplan.jsonio import dumps_pretty
 from metaplan.plan import load
-from metaplan.verify import CHECKS, verification
+from metaplan.verify import CHECKS, Verification, verification
 
-__all__ = ["hash_plans", "verify"]
+__all__ = ["hash_plans", "verification_json", "verify"]
+
+
+def verification_json(name: str, found: Verification) -> dict[str, Any]:
+    """What ``verify --format json`` writes of the plan ``name``."""
+    return {"plan": name, "checks": list(found.checks),
+            "violations": [{"check": v.check, "path": list(v.path), "message": v.message}
+                           for v in found.violations],
+            "notes": [{"check": n.check, "path": list(n.path), "message": n.message}
+                      for n in found.notes]}
 
 
 def verify(args: argparse.Namespace) -> int:
@@ -21,11 +31,7 @@ def verify(args: argparse.Namespace) -> int:
                          model_type=model_type, strict=args.strict)
     violations, notes = found.violations, found.notes
     if args.format == "json":
-        to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),
-                                "violations": [{"check": v.check, "path": list(v.path),
-                                                "message": v.message} for v in violations],
-                                "notes": [{"check": n.check, "path": list(n.path),
-                                           "message": n.message} for n in notes]}))
+        to_stdout(dumps_pretty(verification_json(json_name(args.plan), found)))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
