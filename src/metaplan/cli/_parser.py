@@ -79,13 +79,16 @@ def _out_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
 
 
-def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False) -> None:
-    choices = ("text", "json", "jsonpatch", "patch") + (("groups",) if groups else ())
+def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False,
+                   html: bool = False) -> None:
+    choices = ("text", "json", "jsonpatch", "patch") + (("groups",) if groups else ()) \
+        + (("html",) if html else ())
     sub.add_argument("--format", choices=choices, default="text",
                      help="text (modules changed alike folded into one brace pattern; "
                           "default), json (a records file replay takes), jsonpatch (RFC 6902, "
-                          "with test ops)" + (", or groups (the folded form as JSON)"
-                                             if groups else ""))
+                          "with test ops)" + (", groups (the folded form as JSON)"
+                                             if groups else "")
+                          + (", html (one self-contained page: docs/html.md)" if html else ""))
 
 
 def _side_options(sub: argparse.ArgumentParser) -> None:
@@ -125,6 +128,9 @@ def parser() -> argparse.ArgumentParser:
     _run_options(sub)
     _out_option(sub)
     sub.add_argument("--record", metavar="REC", help="also write the change records here")
+    sub.add_argument("--report", metavar="HTML",
+                     help="also write the run as one HTML page here: passes, their changes "
+                          "and why, module histories (docs/html.md)")
     sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     sub = commands.add_parser("trace", help="write every state and record of a run to a folder")
@@ -163,7 +169,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--passes", metavar="SPEC",
                      help="run these passes on both plans first, then diff: compare them modulo "
                           "a projection (e.g. slim) or a normalization")
-    _format_option(sub, groups=True)
+    _format_option(sub, groups=True, html=True)
     _out_option(sub)
     sub.add_argument("--expand", action="store_true",
                      help="text: list every module on its own, not folded")

@@ -1,0 +1,10 @@
+"""One renderer for every HTML view: self-contained report pages and notebook fragments.
+
+See ``docs/html.md``. Each report is a function of its result and gives the
+same bytes for the same input (the run report's times aside).
+"""
+
+from metaplan.html.data import DATA_FORMAT, read_report_data
+from metaplan.html.reports import diff_report
+
+__all__ = ["DATA_FORMAT", "diff_report", "read_report_data"]
