@@ -53,6 +53,7 @@ border-bottom:1px solid var(--line);display:flex;gap:.5rem;flex-wrap:wrap;align-
 color:var(--fg);background:var(--panel);border:1px solid var(--line);border-radius:6px}
 #controls select,#controls button{font:inherit;color:var(--fg);background:var(--panel);
 border:1px solid var(--line);border-radius:6px;padding:.25rem .4rem}
+#controls[hidden],[hidden]{display:none}
 #status{color:var(--muted);flex-basis:100%}
 .picture{overflow-x:auto}.picture svg{max-width:100%;height:auto}
 .picture svg text{fill:var(--fg);font:10px system-ui,sans-serif}
