@@ -30,18 +30,23 @@ STRICT = "sandbox; default-src 'none'; img-src 'self'; style-src 'self'"
 SHARED = "model.layers.3.mlp.shared_experts"
 
 
-def _browser_or_skip() -> Any:
+def _missing(what: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing under CI: .ci/run must install it")
+    pytest.skip(f"{what} is not installed (apt-get install chromium; pip install -e "
+                "'.[browser]')")
+
+
+def _browser_or_skip() -> tuple[Any, str]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        sync_playwright = None
+        _missing("playwright")
+        raise
     chromium = shutil.which("chromium")
-    if sync_playwright is None or chromium is None:
-        missing = "playwright" if sync_playwright is None else "chromium"
-        if os.environ.get("CI"):
-            pytest.fail(f"{missing} is missing under CI: .ci/run must install it")
-        pytest.skip(f"{missing} is not installed (apt-get install chromium; pip install "
-                    "playwright)")
+    if chromium is None:
+        _missing("chromium")
+        raise AssertionError("unreachable")
     return sync_playwright, chromium
 
 
