@@ -39,7 +39,7 @@ LAYERS = (
     "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",
     "html.markup", "html.data", "html.assets", "html.layout", "html.svg", "html.groups",
-    "html.reports", "html.history", "html.runs", "html",
+    "html.reports", "html.history", "html.runs", "html.checks", "html",
     "compat", "oracle", "composing", "testing.strategies", "testing.random_edits",
     "testing.machine", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
     "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge", "cli._setup",

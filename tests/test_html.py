@@ -3,12 +3,13 @@ reads back, reruns give the same bytes, and DeepSeek-V3 vs its normal form stays
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
 
 import metaplan
-from conftest import fixture_path, metaplan_cli
+from conftest import fixture_path, metaplan_cli, raw_json
 from metaplan.diff import diff
 from metaplan.fold import fold_changes
 from metaplan.html import diff_report, read_report_data
@@ -29,6 +30,20 @@ def _plans(names: list[str]) -> tuple[Plan, Plan]:
     b = Plan.from_json({"param_plan": {n: {"is_boundary": False} for n in names},
                         "boundary_classes": {}})
     return a, b
+
+
+def merge_sides() -> tuple[Plan, Plan, Plan]:
+    """DeepSeek-V3 (hf5) and two sides: 40 conflicts on ``.mlp`` modules, 25 clean changes."""
+    raw = raw_json("deepseek_v3.hf5")
+    ours, theirs = copy.deepcopy(raw), copy.deepcopy(raw)
+    for i, name in enumerate([k for k in raw["param_plan"] if k.endswith(".mlp")][:40]):
+        ours["param_plan"][name]["skip_source_lowering"] = False
+        theirs["param_plan"][name]["skip_source_lowering"] = True
+        if i < 20:
+            del theirs["boundary_classes"][name]
+    for name in [k for k in raw["param_plan"] if k.endswith(".mlp.gate")][:5]:
+        theirs["param_plan"][name]["skip_source_lowering"] = True
+    return Plan.from_json(raw), Plan.from_json(ours), Plan.from_json(theirs)
 
 
 def _text_outside_data(page: str) -> str:
@@ -133,3 +148,27 @@ def test_diff_and_normalize_write_html(tmp_path: object) -> None:
     assert read_report_data(done.stdout)["summary"].startswith("352 changes")
     done = metaplan_cli("normalize", plan, "-o", out, "--report", plan)
     assert done.returncode == 2 and b"--report names the input PLAN" in done.stderr
+
+
+def test_verify_and_merge_reports(tmp_path: object) -> None:
+    from pathlib import Path
+    folder = Path(str(tmp_path))
+    _, ours, theirs = merge_sides()
+    for name, plan in (("ours", ours), ("theirs", theirs)):
+        metaplan.dump(plan, folder / f"{name}.json")
+    done = metaplan_cli("verify", folder / "theirs.json", "--format", "html")
+    assert done.returncode == 1
+    data = read_report_data(done.stdout)
+    assert data["summary"].endswith("41 violations in 2 groups; 2 notes")
+    assert len(data["violations"]) == 41
+    done = metaplan_cli("merge", fixture_path("deepseek_v3.hf5"), folder / "ours.json",
+                        folder / "theirs.json", "--format", "html", "-o", folder / "m.html")
+    assert done.returncode == 1, done.stderr
+    data = read_report_data((folder / "m.html").read_bytes())
+    (conflict,) = [g for g in data["groups"].values() if "conflict" in g]
+    assert conflict["count"] == 40 and conflict == {**conflict, "ours": False, "theirs": True}
+    assert conflict["conflict"] == 'param_plan["model.layers.{{0..4},{10..44}}.mlp"]' \
+        ".skip_source_lowering"
+    assert len(data["conflicts"]) == 40 and data["summary"].startswith("40 conflicts in 1 group")
+    done = metaplan_cli("verify", fixture_path("deepseek_v3.hf5"), "--format", "html")
+    assert done.returncode == 0 and b"ok; 2 notes" in done.stdout

@@ -22,8 +22,12 @@ import metaplan
 from conftest import fixture_path
 from metaplan.diff import diff
 from metaplan.html import diff_report, read_report_data
+from metaplan.html.checks import merge_report, verify_report
 from metaplan.html.runs import run_report
+from metaplan.merge import merge
 from metaplan.passes.registry import NORMALIZE, build_pipeline
+from metaplan.verify import verification
+from test_html import merge_sides
 
 URL = "http://metaplan.test/report.html"
 STRICT = "sandbox; default-src 'none'; img-src 'self'; style-src 'self'"
@@ -63,9 +67,13 @@ def browser() -> Iterator[Any]:
 def reports() -> dict[str, str]:
     plan = metaplan.load(fixture_path("deepseek_v3.hf5"))
     trace = build_pipeline(NORMALIZE).run(plan)
+    base, ours, theirs = merge_sides()
+    merged = merge(base, ours, theirs)
     return {"diff": diff_report(diff(plan, trace.final), labels=("hf5", "normal form"),
                                 before=plan, after=trace.final),
-            "run": run_report(trace, source="deepseek_v3.hf5.json.gz", seconds=False)}
+            "run": run_report(trace, source="deepseek_v3.hf5.json.gz", seconds=False),
+            "verify": verify_report(verification(theirs), source="theirs"),
+            "merge": merge_report(merged)}
 
 
 class Opened:
@@ -100,11 +108,11 @@ class Opened:
 
 def _patterns(page_text: str) -> list[str]:
     data = read_report_data(page_text)
-    return [g.get("modules") or g.get("paths") or g.get("items") or g["history"]
-            for g in data["groups"].values()]
+    keys = ("modules", "paths", "items", "history", "violation", "note", "conflict")
+    return [next(g[key] for key in keys if key in g) for g in data["groups"].values()]
 
 
-@pytest.mark.parametrize("name", ["diff", "run"])
+@pytest.mark.parametrize("name", ["diff", "run", "verify", "merge"])
 @pytest.mark.parametrize("mode", ["script", "no script", "strict policy"])
 def test_every_group_reads_and_nothing_is_fetched(browser: Any, reports: dict[str, str],
                                                   name: str, mode: str) -> None:

@@ -204,7 +204,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--record", metavar="REC",
                      help="also write the records that turn OURS into the result")
     _side_options(sub)
-    _json_option(sub)
+    sub.add_argument("--format", choices=("text", "json", "html"), default="text",
+                     help="text (default), json (for tools), or html: write the merge as one "
+                          "HTML page (conflicts with base, ours and theirs; the clean changes) "
+                          "to -o or stdout instead of the merged plan")
 
     sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments): the "
                                                "folded diff; exit 0")
@@ -290,7 +293,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--model-type", metavar="T",
                      help="model type for spec-coverage (default: the plan's model_type, else "
                           "model_class, else source.architecture)")
-    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument("--format", choices=("text", "json", "html"), default="text",
+                     help="text (default), json, or html (one self-contained page)")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")

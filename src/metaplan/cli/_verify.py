@@ -20,7 +20,11 @@ def verify(args: argparse.Namespace) -> int:
     found = verification(load(args.plan), checks, specs=specs, rules=rules,
                          model_type=model_type)
     violations, notes = found.violations, found.notes
-    if args.format == "json":
+    if args.format == "html":
+        from metaplan.html.checks import verify_report
+
+        to_stdout(verify_report(found, source=json_name(args.plan)).encode())
+    elif args.format == "json":
         to_stdout(dumps_pretty({"plan": json_name(args.plan), "checks": list(found.checks),
                                 "violations": [{"check": v.check, "path": list(v.path),
                                                 "message": v.message} for v in violations],
