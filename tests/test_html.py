@@ -4,6 +4,7 @@ reads back, reruns give the same bytes, and DeepSeek-V3 vs its normal form stays
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import pytest
@@ -15,10 +16,14 @@ from metaplan.fold import fold_changes
 from metaplan.html import diff_report, read_report_data
 from metaplan.html.data import data_script
 from metaplan.html.groups import member_rows
+from metaplan.html.notebook import mimebundle
 from metaplan.html.runs import run_report
+from metaplan.merge import merge
 from metaplan.passes.registry import NORMALIZE, build_pipeline
 from metaplan.plan import Plan
 from metaplan.records import records_from_json
+from metaplan.report import format_folded
+from metaplan.verify import verification
 
 NASTY = ['m.<script>alert(1)</script>', "m.a&b", 'm."quoted"', "m.'single'", "m.é.中",
          "m.</script>", "m.&lt;"]
@@ -172,3 +177,26 @@ def test_verify_and_merge_reports(tmp_path: object) -> None:
     assert len(data["conflicts"]) == 40 and data["summary"].startswith("40 conflicts in 1 group")
     done = metaplan_cli("verify", fixture_path("deepseek_v3.hf5"), "--format", "html")
     assert done.returncode == 0 and b"ok; 2 notes" in done.stdout
+
+
+def test_notebook_views_are_small_and_change_nothing_else() -> None:
+    plan = metaplan.load(fixture_path("deepseek_v3.hf4"))
+    before = (hash(plan), plan.content_hash)
+    result = metaplan.normalize(plan)
+    merged = merge(plan, plan, result.plan)
+    record = diff(plan, result.plan)
+    for value in (plan, record, result.trace, merged, verification(plan)):
+        bundle = value._repr_mimebundle_()
+        assert set(bundle) == {"text/plain", "text/html", "application/json"}
+        assert len(bundle["text/html"].encode()) < 200_000
+        assert "<script" not in bundle["text/html"]
+        json.dumps(bundle["application/json"])
+        only = value._repr_mimebundle_(include=["text/plain"], exclude=None)
+        assert only.keys() == {"text/plain"}
+    assert (hash(plan), plan.content_hash) == before and plan == metaplan.load(
+        fixture_path("deepseek_v3.hf4"))
+    assert "_repr_mimebundle_" not in Plan.__slots__
+    assert record._repr_mimebundle_()["text/plain"] == format_folded(record).rstrip("\n")
+    assert "model.layers.{3..60}.mlp" in plan._repr_mimebundle_()["text/html"]
+    with pytest.raises(TypeError, match="no notebook view of int"):
+        mimebundle(3)
