@@ -30,7 +30,7 @@ a{color:var(--link)}
 table{border-collapse:collapse;margin:.4rem 0}
 th,td{border:1px solid var(--line);padding:.2rem .5rem;text-align:left;vertical-align:top}
 th{background:var(--panel)}td.num{text-align:right;font-variant-numeric:tabular-nums}
-details.grp{scroll-margin-top:7rem;border:1px solid var(--line);border-radius:6px;margin:.35rem 0;background:var(--bg)}
+details.grp{scroll-margin-top:11rem;border:1px solid var(--line);border-radius:6px;margin:.35rem 0;background:var(--bg)}
 details.grp>summary{cursor:pointer;padding:.35rem .6rem;background:var(--panel);
 border-radius:6px;list-style-position:outside;margin-left:1rem}
 details.grp[open]>summary{border-bottom:1px solid var(--line);border-radius:6px 6px 0 0}
