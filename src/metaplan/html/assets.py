@@ -89,7 +89,7 @@ function compile(q){
   }
   function brace(){
     var start=i,kept=ranges.length;i++;
-    var m=/^(-?\d+)\.\.(-?\d+)\}/.exec(q.slice(i));
+    var m=q.slice(i).match(/^(-?\d+)\.\.(-?\d+)\}/);
     if(m){i+=m[0].length;ranges.push([+m[1],+m[2]]);return "(-?\\d+)";}
     var alts=[];
     for(;;){
@@ -103,7 +103,7 @@ function compile(q){
   }
   var re=new RegExp("^"+seq("")+"$");
   return function(name){
-    var m=re.exec(name);if(!m)return false;
+    var m=name.match(re);if(!m)return false;
     for(var k=0;k<ranges.length;k++){
       var v=m[k+1];if(v===undefined)continue;
       var n=+v,lo=Math.min(ranges[k][0],ranges[k][1]),hi=Math.max(ranges[k][0],ranges[k][1]);
