@@ -31,13 +31,16 @@ PUBLIC = {
     "model_type_of", "slim", "verification", "verifier",
 }
 LAYERS = (
-    "version", "errors", "settings", "frozen", "names", "fields", "braces", "sequences", "inputs",
+    "version", "viewing", "errors", "settings", "frozen", "names", "fields", "braces",
+    "sequences", "inputs",
     "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
     "verify", "trace", "steps", "makers", "pipeline", "passes._edits", "passes.strip_ep",
     "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
     "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",
+    "html.markup", "html.data", "html.assets", "html.layout", "html.svg", "html.groups",
+    "html.reports", "html.history", "html.runs", "html.checks", "html.notebook", "html",
     "compat", "oracle", "composing", "batch", "testing.strategies", "testing.random_edits",
     "testing.machine", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
     "cli._sides", "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge",

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from metaplan.frozen import thaw
+from metaplan.viewing import notebook_view
 
 if TYPE_CHECKING:
     from metaplan.plan import Plan
@@ -134,3 +135,7 @@ class ChangeRecord:
     def __repr__(self) -> str:
         return (f"ChangeRecord({self.pass_name!r}, {len(self.changes)} changes, "
                 f"{self.base[:15]}… -> {self.result[:15]}…)")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook view: folded text, HTML and JSON (:mod:`metaplan.viewing`)."""
+        return notebook_view(self, include, exclude)

@@ -33,7 +33,7 @@ from metaplan.change import Change, ChangeRecord
 from metaplan.errors import key_path
 from metaplan.frozen import JSONMap, canonical_bytes, thaw
 
-__all__ = ["FQN_FIELDS", "Group", "Line", "Values", "fold_changes", "group_to_json"]
+__all__ = ["FQN_FIELDS", "Group", "Line", "Values", "fold_changes", "group_to_json", "value_key"]
 
 FQN_FIELDS = ("param_plan", "boundary_classes")
 _MERGE_PAST = 3  # more groups than this that differ in values only are folded into one
@@ -77,8 +77,9 @@ class Group(NamedTuple):
     lines: tuple[Line, ...]
 
 
-def _key(value: Any) -> Hashable:
-    """Equal for values equal as JSON: an object by its cached canonical bytes."""
+def value_key(value: Any) -> Hashable:
+    """A key equal for values equal as JSON (``1`` is not ``true``): an object by its cached
+    canonical bytes."""
     kind = type(value)
     if kind is str or value is None:
         return value  # type: ignore[no-any-return]
@@ -139,7 +140,7 @@ def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
             known_part = described.get(seen)
             if known_part is None:
                 known_part = described[seen] = ((*_label(c), c.op),
-                                                (_key(c.old), _key(c.new), c.old, c.new))
+                                                (value_key(c.old), value_key(c.new), c.old, c.new))
             parts.append(known_part)
         shape = tuple(part[0] for part in parts)
         signature = (*shape, *(part[1][:2] for part in parts))
@@ -179,7 +180,7 @@ def _group(names: Sequence[str], slots: Sequence[Sequence[Change]]) -> Group:
 def _values(values: Iterable[Any]) -> Values:
     seen: dict[Hashable, Any] = {}
     for value in values:
-        seen.setdefault(_key(value), value)
+        seen.setdefault(value_key(value), value)
     first = next(iter(seen.values()))
     return Values(len(seen), first)
 
@@ -202,7 +203,8 @@ def _top_groups(changes: list[Change]) -> list[Group]:
             items[slot][value] = None
             continue
         label = key_path(path)
-        shape = (field, _numbers_out(label), change.op, _key(change.old), _key(change.new))
+        shape = (field, _numbers_out(label), change.op, value_key(change.old),
+                 value_key(change.new))
         if shape not in paths:
             paths[shape] = []
             order.append(shape)

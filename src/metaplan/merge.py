@@ -42,6 +42,7 @@ from metaplan.errors import ConflictError, PlanError, format_path
 from metaplan.frozen import MISSING, freeze, json_equal, shorten, thaw
 from metaplan.plan import Plan
 from metaplan.sequences import is_sorted_set, json_key, merge3, merge3_sets
+from metaplan.viewing import notebook_view
 
 __all__ = ["SIDES", "Conflict", "MergeResult", "Resolve", "Side", "merge", "merge_values",
            "rebase", "resolver", "value_at"]
@@ -125,6 +126,10 @@ class MergeResult(NamedTuple):
     def clean(self) -> bool:
         """Whether the sides merged without a conflict."""
         return not self.conflicts
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook view: folded text, HTML and JSON (:mod:`metaplan.viewing`)."""
+        return notebook_view(self, include, exclude)
 
 
 def _same_change(a: Change, b: Change) -> bool:

@@ -48,6 +48,7 @@ from metaplan.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, w
 from metaplan.rules import model_type_of
 from metaplan.schema import check_entries, check_field, refuse_other_files, require_param_plan
 from metaplan.streaming import parse_plan_text
+from metaplan.viewing import notebook_view
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
            "loads", "plan_from_file_data"]
@@ -389,6 +390,10 @@ class Plan(Mapping[str, Any]):
         model = self._plain.get("model_type")
         return (f"Plan(model_type={model!r}, entries={len(self._items('param_plan'))}, "
                 f"hash={self.content_hash[:19]}…)")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook view: folded text, HTML and JSON (:mod:`metaplan.viewing`)."""
+        return notebook_view(self, include, exclude)
 
     def to_json(self) -> dict[str, Any]:
         """A fresh, mutable deep copy as plain dicts and lists."""

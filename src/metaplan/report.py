@@ -62,6 +62,7 @@ __all__ = [
     "format_flat",
     "format_folded",
     "format_stats",
+    "group_lines",
     "plural",
     "printable",
 ]
@@ -147,11 +148,18 @@ def _shown(values: Values | None) -> str:
     return shorten(values.value) if values.distinct == 1 else f"({values.distinct} distinct values)"
 
 
-def _group_lines(group: Group) -> list[str]:
+def group_lines(group: Group) -> list[str]:
+    """A folded group's changes as the text diff shows them, one line each, unindented:
+    ``~ is_boundary: true -> false``, ``- class: "MLP"``, ``+ items: PATTERN  (N items)``.
+
+    >>> from metaplan.fold import Line
+    >>> line = Line("param_plan", "is_boundary", "set", Values(1, True), Values(2, None))
+    >>> group_lines(Group("modules", "", "m.{1,2}", ("m.1", "m.2"), 2, (line,)))
+    ['~ is_boundary: true -> (2 distinct values)']
+    """
     if group.kind == "items":
         sign = "+" if group.lines[0].op == "add" else "-"
-        return [f"  {sign} {group.field} items: {group.pattern}  "
-                f"({plural(group.size, 'item')})"]
+        return [f"{sign} {group.field} items: {group.pattern}  ({plural(group.size, 'item')})"]
     lines = []
     for line in group.lines:
         label = line.label
@@ -163,7 +171,7 @@ def _group_lines(group: Group) -> list[str]:
             text = f"~ {label}: {_shown(line.old)} -> {_shown(line.new)}"
         if group.kind == "paths" and group.size > 1:
             text += f"  ({plural(group.size, 'change')})"
-        lines.append(f"  {text}")
+        lines.append(text)
     return lines
 
 
@@ -182,11 +190,11 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
     if top:
         lines.append(_TOP)
         for group in top:
-            lines += _group_lines(group)
+            lines += [f"  {text}" for text in group_lines(group)]
     for group in modules:
         lines.append(printable(group.pattern, pattern=True)
                      + (f"  ({plural(group.size, 'module')})" if group.size > 1 else ""))
-        lines += _group_lines(group)
+        lines += [f"  {text}" for text in group_lines(group)]
     return "\n".join(lines) + "\n"
 
 

@@ -24,6 +24,7 @@ from metaplan.change import Change, ChangeRecord
 from metaplan.edit import apply
 from metaplan.plan import Plan
 from metaplan.verify import Verifier
+from metaplan.viewing import notebook_view
 
 __all__ = ["Trace", "Verifier", "replay"]
 
@@ -121,6 +122,10 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook view: folded text, HTML and JSON (:mod:`metaplan.viewing`)."""
+        return notebook_view(self, include, exclude)
 
     @classmethod
     def start(cls, plan: Plan) -> Trace:

@@ -58,6 +58,7 @@ from metaplan.names import parse_names
 from metaplan.plan import Plan
 from metaplan.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
+from metaplan.viewing import notebook_view
 
 __all__ = [
     "CHECKS",
@@ -120,6 +121,10 @@ class Verification(NamedTuple):
     violations: tuple[Violation, ...]
     notes: tuple[Note, ...]
     checks: tuple[str, ...]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The notebook view: folded text, HTML and JSON (:mod:`metaplan.viewing`)."""
+        return notebook_view(self, include, exclude)
 
 
 # reading entries -------------------------------------------------------------

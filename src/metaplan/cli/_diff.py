@@ -75,7 +75,13 @@ def diff(args: argparse.Namespace) -> int:
     patterns, said = _ignores(args)
     record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
     note = f"ignored {plural(len(dropped), 'change')} ({said})" if said else ""
-    hashes = (a.content_hash, b.content_hash) if args.format == "text" else None
+    hashes = (a.content_hash, b.content_hash) if args.format in ("text", "html") else None
+    if args.format == "html":
+        from metaplan.html.reports import diff_report
+
+        page = diff_report(record, labels=labels, hashes=hashes, before=a, after=b, note=note)
+        output(args, page.encode("utf-8"))
+        return 0 if record.is_noop else 1
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
                              note=note, painted=colour(args)))
     return 0 if record.is_noop else 1

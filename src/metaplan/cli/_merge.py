@@ -69,6 +69,14 @@ def merge(args: argparse.Namespace) -> int:
     base, ours, theirs = load(args.base), load(args.ours), load(args.theirs)
     chosen = _side(args)
     merged = merge_plans(base, ours, theirs, resolve=chosen)
+    if args.format == "html":
+        from metaplan.html.checks import merge_report
+
+        names = [json_name(path) for path in (args.base, args.ours, args.theirs)]
+        output(args, merge_report(merged, labels=names).encode(),
+               {args.record: dumps_records([merged.record])} if args.record else None)
+        _settled(args, chosen)
+        return 1 if merged.conflicts else 0
     if merged.conflicts:
         print_conflicts(args, merged.conflicts, (args.base, args.ours, args.theirs),
                         "nothing written (--ours or --theirs settles them)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from metaplan.cli._common import print_stats, run_pipeline
-from metaplan.cli._io import note, output
+from metaplan.cli._io import json_name, note, output
 from metaplan.plan import dumps
 from metaplan.records import dumps_records
 
@@ -19,8 +19,13 @@ def normalize(args: argparse.Namespace) -> int:
         return 0
     plan, records = run.trace.final, run.trace.records
     text = run.timer.time("dump", lambda: dumps(plan))
-    run.timer.time("write", lambda: output(
-        args, text, {args.record: dumps_records(records)} if args.record else None))
+    also = {args.record: dumps_records(records)} if args.record else {}
+    if args.report:
+        from metaplan.html.runs import run_report
+
+        also[args.report] = run.timer.time("report", lambda: run_report(
+            run.trace, source=json_name(args.plan), pipeline=run.pipeline.name).encode())
+    run.timer.time("write", lambda: output(args, text, also or None))
     if args.output not in (None, "-") and not args.quiet:
         counts = ", ".join(f"{r.pass_name}: {len(r)}" for r in records)
         note(args, f"wrote {args.output} ({plan.content_hash}); changes: {counts}")

@@ -89,13 +89,16 @@ def _out_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
 
 
-def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False) -> None:
-    choices = ("text", "json", "jsonpatch", "patch") + (("groups",) if groups else ())
+def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False,
+                   html: bool = False) -> None:
+    choices = ("text", "json", "jsonpatch", "patch") + (("groups",) if groups else ()) \
+        + (("html",) if html else ())
     sub.add_argument("--format", choices=choices, default="text",
                      help="text (modules changed alike folded into one brace pattern; "
                           "default), json (a records file replay takes), jsonpatch (RFC 6902, "
-                          "with test ops)" + (", or groups (the folded form as JSON)"
-                                             if groups else ""))
+                          "with test ops)" + (", groups (the folded form as JSON)"
+                                             if groups else "")
+                          + (", html (one self-contained page: docs/html.md)" if html else ""))
 
 
 def _side_options(sub: argparse.ArgumentParser) -> None:
@@ -169,6 +172,9 @@ def parser() -> argparse.ArgumentParser:
     _run_options(sub)
     _out_option(sub)
     sub.add_argument("--record", metavar="REC", help="also write the change records here")
+    sub.add_argument("--report", metavar="HTML",
+                     help="also write the run as one HTML page here: passes, their changes "
+                          "and why, module histories (docs/html.md)")
     sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     sub = commands.add_parser("trace", help="write every state and record of a run to a folder")
@@ -207,7 +213,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--passes", metavar="SPEC",
                      help="run these passes on both plans first, then diff: compare them modulo "
                           "a projection (e.g. slim) or a normalization")
-    _format_option(sub, groups=True)
+    _format_option(sub, groups=True, html=True)
     _out_option(sub)
     sub.add_argument("--expand", action="store_true",
                      help="text: list every module on its own, not folded")
@@ -242,7 +248,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--record", metavar="REC",
                      help="also write the records that turn OURS into the result")
     _side_options(sub)
-    _json_option(sub)
+    sub.add_argument("--format", choices=("text", "json", "html"), default="text",
+                     help="text (default), json (for tools), or html: write the merge as one "
+                          "HTML page (conflicts with base, ours and theirs; the clean changes) "
+                          "to -o or stdout instead of the merged plan")
 
     sub = commands.add_parser("git-diff", help="git's external diff driver (7 arguments, 9 "
                                                "for a rename or copy, 1 for an unmerged "
@@ -334,7 +343,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--strict", action="store_true",
                      help="count every note as a violation (exit 1): a negative placement "
                           "dim, an entry upstream's runtime and emitter read differently")
-    sub.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_argument("--format", choices=("text", "json", "html"), default="text",
+                     help="text (default), json, or html (one self-contained page)")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")

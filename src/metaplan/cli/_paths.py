@@ -48,6 +48,8 @@ def outputs_of(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
         yield "-o", args.output or "-"
     if args.command in ("normalize", "merge") and args.record is not None:
         yield "--record", args.record
+    if args.command == "normalize" and args.report is not None:
+        yield "--report", args.report
     if args.command == "mergetool":
         yield "MERGED", args.merged
 

@@ -30,7 +30,11 @@ def verify(args: argparse.Namespace) -> int:
     found = verification(load(args.plan), checks, specs=specs, rules=rules,
                          model_type=model_type, strict=args.strict)
     violations, notes = found.violations, found.notes
-    if args.format == "json":
+    if args.format == "html":
+        from metaplan.html.checks import verify_report
+
+        to_stdout(verify_report(found, source=json_name(args.plan)).encode())
+    elif args.format == "json":
         to_stdout(dumps_pretty(verification_json(json_name(args.plan), found)))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}

@@ -1,0 +1,14 @@
+"""One renderer for every HTML view: self-contained report pages and notebook fragments.
+
+See ``docs/html.md``. Each report is a function of its result and gives the
+same bytes for the same input (the run report's times aside).
+"""
+
+from metaplan.html.checks import merge_report, verify_report
+from metaplan.html.data import DATA_FORMAT, read_report_data
+from metaplan.html.notebook import mimebundle
+from metaplan.html.reports import diff_report
+from metaplan.html.runs import run_report
+
+__all__ = ["DATA_FORMAT", "diff_report", "merge_report", "mimebundle", "read_report_data",
+           "run_report", "verify_report"]

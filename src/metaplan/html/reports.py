@@ -1,0 +1,98 @@
+"""The diff, verify and merge reports: whole HTML pages, one renderer behind them all.
+
+Each is a function of its result (a record, a verification, a merge), so
+the same input gives the same bytes. The run report is in
+:mod:`metaplan.html.runs`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from metaplan.change import ChangeRecord
+from metaplan.fold import Group, fold_changes
+from metaplan.html.data import DATA_FORMAT
+from metaplan.html.groups import Budget, render_groups
+from metaplan.html.layout import html_page
+from metaplan.html.markup import IdMaker, element, name_text, text
+from metaplan.html.svg import picture_html
+from metaplan.plan import Plan
+from metaplan.records import dumps_records
+from metaplan.report import format_folded
+
+__all__ = ["MEMBER_BUDGET", "RECORD_LIMIT", "diff_report", "records_data", "section_html",
+           "sections_html"]
+
+MEMBER_BUDGET = 3_000_000
+"""Characters of member names a page embeds in its data; past it a group says how many."""
+
+RECORD_LIMIT = 5_000
+"""The most changes a report embeds as records (past it: ``records_omitted``)."""
+
+
+def records_data(records: Sequence[ChangeRecord]) -> dict[str, Any]:
+    """``{"records": ...}`` as ``--format json`` writes them, or ``null`` and why not."""
+    total = sum(map(len, records))
+    if total > RECORD_LIMIT:
+        return {"records": None,
+                "records_omitted": f"{total:,} changes, past the {RECORD_LIMIT:,} a report "
+                                   "embeds: metaplan diff --format json writes them all"}
+    return {"records": json.loads(dumps_records(list(records)))}
+
+
+def section_html(sid: str, title: str, body: str, *, groups: int = 0) -> str:
+    """A ``<section>`` with a heading; ``groups`` marks one the search filters."""
+    marker = ' data-groups=""' if groups else ""
+    return f'<section id="{text(sid)}"{marker}>{element("h2", title)}{body}</section>\n'
+
+
+def sections_html(groups: Sequence[Group], ids: IdMaker, budget: Budget,
+                  record: ChangeRecord | None, *, prefix: str = "",
+                  pass_name: str | None = None) -> tuple[str, list[dict[str, Any]],
+                                                         dict[str, Any]]:
+    """The top-level and module sections of a folded record: HTML, the sections' data, the
+    groups' data."""
+    top = [g for g in groups if g.kind != "modules"]
+    modules = [g for g in groups if g.kind == "modules"]
+    html_parts, sections, data = [], [], {}
+    for name, title, chosen in (("top", "Top-level fields", top), ("modules", "Modules", modules)):
+        if not chosen:
+            continue
+        body, found = render_groups(chosen, ids, budget, record=record, pass_name=pass_name)
+        sid = f"{prefix}{name}"
+        heading = f"{title} ({len(chosen)} group{'s' if len(chosen) != 1 else ''})"
+        html_parts.append(section_html(sid, heading, body, groups=len(chosen)))
+        sections.append({"id": sid, "title": heading, "groups": list(found)})
+        data.update(found)
+    return "".join(html_parts), sections, data
+
+
+def diff_report(record: ChangeRecord, *, labels: Sequence[str] = ("A", "B"),
+                hashes: Sequence[str] | None = None, before: Plan | None = None,
+                after: Plan | None = None, note: str = "", why: bool = False) -> str:
+    """``metaplan diff --format html``: the record folded as the text diff folds it, with a
+    picture of the plan when ``before`` and ``after`` are given."""
+    groups = fold_changes(record)
+    summary = format_folded(record, groups).partition("\n")[0] + (f"; {note}" if note else "")
+    ids, budget = IdMaker(), Budget(MEMBER_BUDGET)
+    base, result = hashes if hashes is not None else ("", "")
+    head = (f'<p class="sub">from <code>{name_text(labels[0])}</code> {text(base)}<br>'
+            f'to <code>{name_text(labels[1])}</code> {text(result)}</p>'
+            f'<p class="summary">{text(summary)}</p>')
+    picture = ""
+    if before is not None and after is not None:
+        picture = picture_html(before, after, record.changes)
+    body, sections, data = sections_html(groups, ids, budget, record if why else None)
+    if not groups:
+        body = "<p>No change: the plans are the same.</p>"
+    page_data: dict[str, Any] = {
+        "format": DATA_FORMAT, "report": "diff", "title": f"{labels[0]} -> {labels[1]}",
+        "summary": summary, "a": labels[0], "b": labels[1], "sections": sections,
+        "groups": data, **records_data([record])}
+    if picture:
+        picture = section_html("picture", "Picture of the plan", picture)
+    return html_page(f"metaplan diff: {labels[0]} -> {labels[1]}", head + body + picture,
+                     page_data)
+
