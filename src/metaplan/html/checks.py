@@ -85,7 +85,7 @@ def _details(ids: IdMaker, budget: Budget, pattern: str, count: str, change: str
     marks = " ".join(f'data-{key}="{text(json.dumps([value]))}"' for key, value in attrs.items())
     return gid, (
         f'<details class="grp" id="{text(gid)}" data-gid="{text(gid)}" {marks}><summary>'
-        f'<code class="pattern">{name_text(pattern)}</code><span class="count">{text(count)}'
+        f'<code class="pattern">{text(pattern)}</code><span class="count">{text(count)}'
         f'</span><span class="change">{text(change)}</span></summary><div class="body">{body}'
         f'<p class="sub"><a href="#{text(gid)}">link to this group</a></p></div></details>\n'
     ), item
