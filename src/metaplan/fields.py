@@ -20,8 +20,10 @@ declaration), so every pass, diff, merge and projection keeps one as it is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from pyrsistent import PVector
 
 __all__ = [
     "ENTRY_FIELDS",
@@ -31,26 +33,30 @@ __all__ = [
     "INJECTION_TYPES",
     "Kind",
     "expected",
+    "is_array",
+    "is_object",
 ]
 
 Kind = tuple[str, Callable[[Any], bool]]
 """What a value must be: its description for a message, and the test."""
 
 
-def _is_object(value: Any) -> bool:
+def is_object(value: Any) -> bool:
+    """A JSON object as a plan holds one (a dict or a :class:`~metaplan.frozen.JSONMap`)."""
     return isinstance(value, Mapping)
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+def is_array(value: Any) -> bool:
+    """A JSON array as a plan holds one (a list, a tuple or a ``PVector``)."""
+    return isinstance(value, (list, tuple, PVector))
 
 
 def _strings(value: Any) -> bool:
-    return _is_array(value) and all(isinstance(item, str) for item in value)
+    return is_array(value) and all(isinstance(item, str) for item in value)
 
 
 def _target(value: Any) -> bool:
-    return isinstance(value, str) or _is_object(value)
+    return isinstance(value, str) or is_object(value)
 
 
 def _integer(value: Any) -> bool:
@@ -59,7 +65,7 @@ def _integer(value: Any) -> bool:
 
 _BOOLEAN: Kind = ("a boolean", lambda value: isinstance(value, bool))
 _NAMES: Kind = ("an array of strings", _strings)
-_PLACEMENTS: Kind = ("an object of name -> {axis: placement}", _is_object)  # inside: placement
+_PLACEMENTS: Kind = ("an object of name -> {axis: placement}", is_object)  # inside: placement
 _TARGET: Kind = ("a string or an object (a target)", _target)
 
 ENTRY_FIELDS: tuple[tuple[str, Kind], ...] = (
@@ -88,7 +94,7 @@ INJECTION_FIELDS: tuple[tuple[str, Kind], ...] = (
     ("inner_out_src", _TARGET),
     ("local_compute_fn", _TARGET),
     ("ep_stack", ("an array of axis names or an object",
-                  lambda value: _strings(value) or _is_object(value))),
+                  lambda value: _strings(value) or is_object(value))),
     ("ep_size", ("an integer", _integer)),
 )
 """The keys of an ``injections`` item, in upstream's order, with their types."""

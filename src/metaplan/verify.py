@@ -35,8 +35,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pyrsistent import PVector
-
 from metaplan.emitter import (
     CONTRACT_KEYS,
     PLACEMENT_FIELDS,
@@ -52,7 +50,7 @@ from metaplan.emitter import (
 )
 from metaplan.emitter import shards as placement_shards
 from metaplan.errors import describe, format_path
-from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected
+from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected, is_array, is_object
 from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
 from metaplan.names import parse_names
 from metaplan.plan import Plan
@@ -132,14 +130,6 @@ class Verification(NamedTuple):
 
 def _entries(plan: Plan) -> Mapping[str, Any]:
     return plan.index("param_plan")
-
-
-def _is_object(value: Any) -> bool:
-    return isinstance(value, Mapping)
-
-
-def _is_array(value: Any) -> bool:
-    return isinstance(value, (list, tuple, PVector))
 
 
 def _why_boundary(data: dict[str, Any]) -> str:
@@ -383,7 +373,7 @@ def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[V
         return []
     listed = plan["frozen_sharded_params"]
     path = ("frozen_sharded_params",)
-    if not _is_array(listed) or not all(isinstance(item, str) for item in listed):
+    if not is_array(listed) or not all(isinstance(item, str) for item in listed):
         return [Violation("frozen-sharded-params", path,
                           f"must be an array of parameter FQNs, found {describe(listed)}")]
     wanted, have = _walk(plan).sharded if sharded is None else sharded, set(listed)
@@ -412,9 +402,9 @@ def frozen_sharded_params(plan: Plan, sharded: set[str] | None = None) -> list[V
 def _mesh_axes(plan: Plan) -> tuple[frozenset[str] | None, list[Violation]]:
     """The axes placements may name (None: any), and a violation if the field is odd."""
     names = plan.get("mesh_dim_names")
-    if names is None or (_is_array(names) and not names):
+    if names is None or (is_array(names) and not names):
         return None, []
-    if _is_array(names) and all(isinstance(name, str) for name in names):
+    if is_array(names) and all(isinstance(name, str) for name in names):
         return frozenset(names), []
     return None, [Violation("placement", ("mesh_dim_names",),
                             f"must be an array of axis names, found {describe(names)}")]
@@ -566,22 +556,22 @@ def _schema_field(key: str, value: Any) -> list[Violation]:
     if key in _STRING_FIELDS:
         return [] if isinstance(value, str) else [bad((key,), "a string", value)]
     if key in _OBJECT_FIELDS:
-        return [] if _is_object(value) else [bad((key,), "an object", value)]
+        return [] if is_object(value) else [bad((key,), "an object", value)]
     if key == "entrypoints":
-        if not _is_object(value):
+        if not is_object(value):
             return [bad((key,), "an object of name -> function name", value)]
         return [bad((key, name), "a string (a function name)", item)
                 for name, item in sorted(value.items()) if not isinstance(item, str)]
     if key == "covered":
-        if not _is_object(value):
+        if not is_object(value):
             return [bad((key,), "an object with a boolean sharding_plan", value)]
         flag = value.get("sharding_plan")
         return [] if isinstance(flag, bool) else [bad((key, "sharding_plan"), "a boolean",
                                                       flag)]
     if key in _STRING_LISTS or key == "module_overrides":
-        need, ok = (("an object", _is_object) if key == "module_overrides"
+        need, ok = (("an object", is_object) if key == "module_overrides"
                     else ("a string", lambda item: isinstance(item, str)))
-        if not _is_array(value):
+        if not is_array(value):
             return [bad((key,), f"an array (of items that are {need})", value)]
         return [bad((key, i), need, item) for i, item in enumerate(value) if not ok(item)]
     return []
@@ -597,11 +587,11 @@ def _entry_schema(fqn: str, data: Mapping[str, Any]) -> list[Violation]:
 def _injection_schema(plan: Plan) -> list[Violation]:
     """The keys of each injection whose values are not what upstream writes there."""
     items = plan.get("injections")
-    if items is None or not _is_array(items):
+    if items is None or not is_array(items):
         return []
     return [Violation("schema", ("injections", i, key),
                       f"must be {need}, found {describe(item[key])}")
-            for i, item in enumerate(items) if _is_object(item)
+            for i, item in enumerate(items) if is_object(item)
             for key in sorted(item) if (need := expected(key, item[key], INJECTION_TYPES))]
 
 
