@@ -102,6 +102,11 @@ class Opened:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.goto(URL)
 
+    def search(self, query: str) -> None:
+        """Type ``query`` in the search box and run it, as a reader would."""
+        self.page.fill("#q", query)
+        self.page.press("#q", "Enter")
+
     def close(self) -> None:
         self.context.close()
 
@@ -137,14 +142,12 @@ def test_search_finds_a_module_and_opens_its_group(browser: Any,
     opened = Opened(browser, reports["diff"])
     try:
         page = opened.page
-        page.fill("#q", SHARED)
-        page.press("#q", "Enter")
+        opened.search(SHARED)
         hit = page.locator("details.grp.hit")
         assert hit.count() == 1 and hit.get_attribute("open") is not None
         assert SHARED in hit.locator(".found").inner_text()
         assert page.evaluate("location.hash") == "#fqn=" + SHARED.replace(".", ".")
-        page.fill("#q", "model.layers.{3..4}.mlp")
-        page.press("#q", "Enter")
+        opened.search("model.layers.{3..4}.mlp")
         assert "2 matches in 1 group" in page.inner_text("#status")
         assert opened.errors == [] and opened.strays == []
     finally:
@@ -169,8 +172,7 @@ def test_the_history_lists_the_passes_explain_lists(browser: Any,
     opened = Opened(browser, reports["run"])
     try:
         page = opened.page
-        page.fill("#q", SHARED)
-        page.press("#q", "Enter")
+        opened.search(SHARED)
         found = page.locator("#history details.grp.hit")
         assert found.count() == 1 and found.get_attribute("open") is not None
         assert found.locator("ol.steps .pass").all_inner_texts() == expected
