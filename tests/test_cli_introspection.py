@@ -31,7 +31,7 @@ def _broken_plan(tmp_path: Path) -> Path:
 
 def test_trace_writes_numbered_states_and_records_that_replay(tmp_path: Path) -> None:
     out = tmp_path / "trace"
-    done = metaplan("trace", fixture_path(NAME), "--out", out)
+    done = metaplan("trace", fixture_path(NAME), "-o", out)
     assert done.returncode == 0, done.stderr
     names = ["000-input.json"] + [f"{i:03d}-{s}{ext}" for i, s in enumerate(STAGES, 1)
                                    for ext in (".json", ".record.json")]
@@ -52,7 +52,7 @@ def test_trace_writes_numbered_states_and_records_that_replay(tmp_path: Path) ->
 
 def test_a_second_trace_replaces_the_first_and_other_folders_are_refused(tmp_path: Path) -> None:
     out = tmp_path / "trace"
-    assert metaplan("trace", fixture_path(NAME), "--out", out).returncode == 0
+    assert metaplan("trace", fixture_path(NAME), "-o", out).returncode == 0
     again = metaplan("trace", fixture_path(NAME), "--out", out, "--passes", STAGES[1])
     assert again.returncode == 0, again.stderr
     assert sorted(p.name for p in out.iterdir()) == [
@@ -66,7 +66,7 @@ def test_a_second_trace_replaces_the_first_and_other_folders_are_refused(tmp_pat
     a_file = metaplan("trace", fixture_path(NAME), "--out", other / "notes.txt")
     assert a_file.returncode == 2 and b"must be a folder" in a_file.stderr
     under_a_file = metaplan("trace", fixture_path(NAME), "--out", other / "notes.txt" / "sub")
-    assert under_a_file.returncode == 2 and b"cannot make the --out folder" in under_a_file.stderr
+    assert under_a_file.returncode == 2 and b"cannot make the -o folder" in under_a_file.stderr
     assert b"Traceback" not in under_a_file.stderr
 
 
@@ -76,14 +76,14 @@ def test_a_trace_manifest_cannot_make_trace_delete_other_files(tmp_path: Path) -
     (out / "trace.json").write_text(json.dumps({"states": [{"plan": "precious.txt"}]}))
     (out / "precious.txt").write_text("keep me")
     (out / "009-old-pass.json").write_text("{}")
-    done = metaplan("trace", fixture_path(NAME), "--out", out)
+    done = metaplan("trace", fixture_path(NAME), "-o", out)
     assert done.returncode == 2 and (out / "precious.txt").read_text() == "keep me"
     (out / "precious.txt").unlink()
-    done = metaplan("trace", fixture_path(NAME), "--out", out)  # named like a state, not listed
+    done = metaplan("trace", fixture_path(NAME), "-o", out)  # named like a state, not listed
     assert done.returncode == 2 and b"holds files no trace wrote (009-old-pass.json)" in done.stderr
     assert (out / "009-old-pass.json").read_text() == "{}"
     (out / "trace.json").write_text(json.dumps({"states": [{"plan": "009-old-pass.json"}]}))
-    done = metaplan("trace", fixture_path(NAME), "--out", out)
+    done = metaplan("trace", fixture_path(NAME), "-o", out)
     assert done.returncode == 0 and not (out / "009-old-pass.json").exists()
 
 
@@ -114,6 +114,15 @@ def test_compare_reports_the_first_diverging_pass(tmp_path: Path, specs_path: Pa
     assert patch.returncode == 1 and found["first_difference"]["state"] == 2
     assert found["records"]["records"][0]["changes"] and not found["same"]
     assert found["final_plans_differ_by"] == 0
+    written = tmp_path / "compare.txt"
+    to_file = metaplan("compare", fixture_path(NAME), "--specs", specs_path, "--against-specs",
+                       new, "-o", written)
+    assert to_file.returncode == 1 and to_file.stdout == b"" and to_file.stderr == b""
+    assert written.read_bytes() == done.stdout
+    as_json = tmp_path / "compare.json"
+    assert metaplan("compare", fixture_path(NAME), "--against-passes", f"{STAGES[0]},{STAGES[2]}",
+                    "--format", "json", "-o", as_json).returncode == 1
+    assert as_json.read_bytes() == patch.stdout
 
 
 def test_compare_rules_versions(tmp_path: Path) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+
+import pytest
 
 from metaplan.cli._main import COMMANDS, _command
 from metaplan.cli._parser import CHECK_NAMES, PASS_NAMES, parser
@@ -50,3 +53,60 @@ def test_main_in_process_leaves_the_collector_as_it_was(capsys: object) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    action = parser()._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert isinstance(action, argparse._SubParsersAction)
+    return dict(action.choices)
+
+
+def test_every_option_and_argument_of_every_command_has_help() -> None:
+    missing = [f"{name} {action.option_strings or action.dest}"
+               for name, sub in _subparsers().items() for action in sub._actions
+               if not action.help]
+    assert not missing
+
+
+def _error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as stopped:
+        parser().parse_args(argv)
+    assert stopped.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    return err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_mistyped_option_names_the_subcommand_and_the_option_meant(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    sub = _subparsers()[command]
+    option = next(word for action in sub._actions for word in action.option_strings
+                  if word.startswith("--") and len(word) > 6 and word != "--help")
+    typo = option[:3] + option[4] + option[3] + option[5:]  # two letters swapped
+    needed = ["x" for action in sub._actions if action.required and not action.option_strings]
+    needed = needed if command != "batch" else ["hash", "x"]  # COMMAND is a choice
+    argv = [command, *needed, *(["-o", "x"] if command == "trace" else []), f"{typo}=1"]
+    err = _error(argv, capsys)
+    assert err.startswith(f"metaplan {command}: error: unrecognized arguments: {typo}=1 ")
+    assert f"(did you mean {option}?)" in err, err
+    assert err.endswith(f"(see metaplan {command} --help)\n")
+
+
+def test_each_word_left_over_is_named_and_a_far_one_gets_no_guess(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error(["diff", "a", "b", "--expnad", "--zz", "--colr", "never"], capsys)
+    assert "unrecognized arguments: --expnad --zz --colr never (--expnad: did you mean " \
+           "--expand?; --colr: did you mean --color?)" in err
+    err = _error(["diff", "a", "b", "--qq"], capsys)
+    assert err == "metaplan diff: error: unrecognized arguments: --qq (see metaplan diff --help)\n"
+
+
+def test_a_mistyped_command_or_choice_gets_the_nearest_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert "invalid choice: 'normalise'" in (err := _error(["normalise", "x"], capsys))
+    assert err.endswith("; did you mean normalize? (see metaplan --help)\n")
+    err = _error(["diff", "a", "b", "--format", "jsonpach"], capsys)
+    assert err.startswith("metaplan diff: error: argument --format: invalid choice")
+    assert "; did you mean jsonpatch? (see metaplan diff --help)" in err
+    assert "did you mean" not in _error(["diff", "a", "b", "--format", "qqqqqqq"], capsys)

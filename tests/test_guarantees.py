@@ -152,7 +152,7 @@ def test_a_trace_whose_input_is_in_its_out_folder_is_refused(tmp_path: Path) -> 
     before = _state(*out.iterdir())
     done = metaplan_cli("trace", state, "--out", out, "--passes", "strip-ep-sub-boundaries")
     assert_refused(done, "trace", state, b"PLAN is 003-mark-shared-class-boundaries.json of the "
-                                         b"--out folder's earlier trace")
+                                         b"-o folder's earlier trace")
     assert _state(*out.iterdir()) == before
 
 
@@ -180,7 +180,7 @@ def test_an_output_that_is_a_symlink_loop_or_too_long_is_refused(tmp_path: Path)
     assert_refused(metaplan_cli("normalize", PLAN, "-o", long), "normalize", long,
                    b"cannot write: File name too long")
     assert_refused(metaplan_cli("trace", PLAN, "--out", long), "trace", long,
-                   b"cannot make the --out folder: File name too long")
+                   b"cannot make the -o folder: File name too long")
 
 
 def test_file_names_and_arguments_that_are_not_utf8(tmp_path: Path) -> None:
@@ -221,7 +221,8 @@ def test_a_file_name_with_a_newline_gives_a_one_line_error(tmp_path: Path) -> No
 def test_a_usage_error_is_one_line_too() -> None:
     done = metaplan_cli("normalize", PLAN, "--no-such-option")
     assert done.returncode == 2 and done.stderr.count(b"\n") == 1, done.stderr
-    assert done.stderr.startswith(b"metaplan: error: unrecognized arguments: --no-such-option")
+    assert done.stderr.startswith(b"metaplan normalize: error: unrecognized arguments: "
+                                  b"--no-such-option (see metaplan normalize --help)")
 
 
 # 5. trace folders ----------------------------------------------------------------------

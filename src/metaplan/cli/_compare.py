@@ -8,7 +8,7 @@ from typing import Any
 
 from metaplan.cli._common import option_of, pipeline_from
 from metaplan.cli._diff import record_text
-from metaplan.cli._io import colour, json_name, note, to_stdout
+from metaplan.cli._io import colour, json_name, note, output
 from metaplan.compare import compare as compare_pipelines
 from metaplan.diff import diff
 from metaplan.jsonio import dumps_pretty
@@ -66,25 +66,24 @@ def compare(args: argparse.Namespace) -> int:
         if found.diff is not None:
             heading["records"] = records_to_json([found.diff])
             heading["final_records"] = records_to_json([finals])
-        to_stdout(dumps_pretty(heading))
+        output(args, dumps_pretty(heading))
         return 0 if found.state is None else 1
     text = f"A: {heading['a']}\nB: {heading['b']}\n"
     if found.state is None or found.diff is None:
-        to_stdout(text + f"same: after every pass (A: {len(first)}, B: {len(second)}), "
-                         f"ending at {found.a.final.content_hash}\n")
+        output(args, (text + f"same: after every pass (A: {len(first)}, B: {len(second)}), "
+                             f"ending at {found.a.final.content_hash}\n").encode())
         return 0
     where = f"after pass {found.state}: A ran {found.pass_a}, B ran {found.pass_b}"
     ending = ("the final plans are the same" if finals.is_noop
               else f"the final plans differ by {plural(len(finals), 'change')}")
     text += f"first difference {where}; {ending}\n"
-    if args.format == "text":
-        to_stdout(text)
-    else:
+    shown = record_text(found.diff, args.format, ("A", "B"), painted=colour(args))
+    if args.format != "text":  # the output is for tools: the summary goes to stderr
         print(text, end="", file=sys.stderr)
-    painted = colour(args)
-    to_stdout(record_text(found.diff, args.format, ("A", "B"), painted=painted))
-    if args.format == "text" and not finals.is_noop and found.state < max(len(first),
-                                                                         len(second)):
-        to_stdout(f"the final plans (A after {len(first)} passes, B after {len(second)}):\n"
-                  + format_folded(finals))
+        output(args, shown)
+        return 1
+    if not finals.is_noop and found.state < max(len(first), len(second)):
+        shown += (f"the final plans (A after {len(first)} passes, B after {len(second)}):\n"
+                  + format_folded(finals)).encode("utf-8", "surrogateescape")
+    output(args, text.encode("utf-8", "surrogateescape") + shown)
     return 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+from collections.abc import Sequence
 from typing import NoReturn
 
 from metaplan.cli._io import one_line
@@ -31,10 +33,54 @@ PASS_LIST = ", ".join(PASS_NAMES)
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr, as every other error is."""
+    """argparse, but a usage error is one line on stderr naming the subcommand, with the
+    nearest option or command when a word is mistyped."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, one_line(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+        self.exit(2, one_line(f"{self.prog}: error: {_hinted(message)} (see {self.prog} "
+                              "--help)") + "\n")
+
+    def parse_known_args(  # type: ignore[override]
+            self, args: Sequence[str] | None = None,
+            namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse, but a word left over is the subcommand's error, not ``metaplan``'s."""
+        found, extra = super().parse_known_args(args, namespace)
+        command = getattr(found, "command", None)
+        if extra and command is not None and self._subparsers is not None:
+            sub = next(action.choices[command] for action in self._subparsers._group_actions
+                       if isinstance(action, argparse._SubParsersAction))
+            sub.error(_unrecognized(sub, extra))
+        return found, extra
+
+
+def _unrecognized(sub: argparse.ArgumentParser, extra: Sequence[str]) -> str:
+    """``unrecognized arguments: --ouput x (did you mean --output?)``."""
+    import difflib  # only on an error: --help stays light
+
+    known = [option for action in sub._actions for option in action.option_strings
+             if action.help is not argparse.SUPPRESS]
+    words = [word.split("=", 1)[0] for word in extra if word.startswith("-") and word != "-"]
+    close = {word: found[0] for word in words
+             if (found := difflib.get_close_matches(word, known, n=1, cutoff=0.6))}
+    hints = ([f"did you mean {close[words[0]]}?"] if len(words) == 1 and close
+             else [f"{word}: did you mean {option}?" for word, option in close.items()])
+    return (f"unrecognized arguments: {' '.join(extra)}"
+            + (f" ({'; '.join(hints)})" if hints else ""))
+
+
+_CHOICE = re.compile(r"invalid choice: '(.*?)' \(choose from (.*)\)$", re.S)
+
+
+def _hinted(message: str) -> str:
+    """An invalid choice's message, with the nearest choice when one is close."""
+    found = _CHOICE.search(message)
+    if found is None:
+        return message
+    from metaplan.names import closest  # only on an error: --help stays light
+
+    choices = [word.strip().strip("'") for word in found.group(2).split(",")]
+    close = closest(found.group(1), choices)
+    return message if close is None else f"{message}; did you mean {close}?"
 
 
 def _size(text: str) -> int:
@@ -96,8 +142,8 @@ def _format_option(sub: argparse.ArgumentParser, *, groups: bool = False,
     sub.add_argument("--format", choices=choices, default="text",
                      help="text (modules changed alike folded into one brace pattern; "
                           "default), json (a records file replay takes), jsonpatch (RFC 6902, "
-                          "with test ops)" + (", groups (the folded form as JSON)"
-                                             if groups else "")
+                          "with test ops; patch is another name for it)"
+                          + (", groups (the folded form as JSON)" if groups else "")
                           + (", html (one self-contained page: docs/html.md)" if html else ""))
 
 
@@ -180,7 +226,7 @@ def parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("trace", help="write every state and record of a run to a folder")
     _pipeline_options(sub)
     _run_options(sub)
-    sub.add_argument("--out", metavar="DIR", required=True,
+    sub.add_argument("-o", "--output", "--out", dest="out", metavar="DIR", required=True,
                      help="folder for 000-input.json, 001-<pass>.json, 001-<pass>.record.json"
                           ", ... and trace.json")
 
@@ -308,6 +354,7 @@ def parser() -> argparse.ArgumentParser:
     _pipeline_options(sub, plan=False, prefix="against-")
     _format_option(sub, groups=True)
     _color_option(sub)
+    _out_option(sub)
 
     sub = commands.add_parser("bisect", help="the first state of a run that fails verification "
                                              "(or matches --path/--hash/--matches)")

@@ -47,7 +47,7 @@ def _slug(name: str) -> str:
 
 
 def trace(args: argparse.Namespace) -> int:
-    """``metaplan trace``: write the run's states, records and ``trace.json`` to ``--out``."""
+    """``metaplan trace``: write the run's states, records and ``trace.json`` to ``-o``."""
     if args.print_pipeline:
         run_pipeline(args)
         return 0
@@ -93,10 +93,10 @@ def _locked(folder: str) -> Iterator[None]:
     except FileExistsError:
         made = False
     except OSError as exc:
-        raise InputError(f"{folder}: cannot make the --out folder: {exc.strerror or exc}",
+        raise InputError(f"{folder}: cannot make the -o folder: {exc.strerror or exc}",
                          source=folder) from exc
     if not os.path.isdir(folder):
-        raise InputError(f"{folder}: --out must be a folder; this is a file", source=folder)
+        raise InputError(f"{folder}: -o must be a folder; this is a file", source=folder)
     handle = os.open(folder, os.O_RDONLY)
     try:
         if fcntl is not None:
@@ -104,7 +104,7 @@ def _locked(folder: str) -> Iterator[None]:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
                 raise InputError(f"{folder}: another metaplan trace is writing into this "
-                                 "folder; wait for it to end, or give another --out",
+                                 "folder; wait for it to end, or give another -o",
                                  source=folder) from exc
         finished = False
         try:
@@ -158,7 +158,7 @@ def _owned_files(folder: str) -> set[str]:
     if foreign:
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3
                                           else "")
-        raise InputError(f"{folder}: --out folder holds files no trace wrote ({shown}): a "
+        raise InputError(f"{folder}: -o folder holds files no trace wrote ({shown}): a "
                          f"trace replaces only the files its {MANIFEST} lists; give an empty or "
                          "new folder, or one an earlier trace wrote", source=folder)
     return owned
@@ -171,7 +171,7 @@ def _refuse_inputs_among(args: argparse.Namespace, folder: str, owned: set[str])
     for label, path in inputs_of(args):
         name = files.get(identity(path)) if identity(path) is not None else None
         if name is not None:
-            raise InputError(f"{path}: {label} is {name} of the --out folder's earlier trace, "
+            raise InputError(f"{path}: {label} is {name} of the -o folder's earlier trace, "
                              "which this trace replaces or removes: copy it elsewhere first",
                              source=path)
 
