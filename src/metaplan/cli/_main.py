@@ -80,7 +80,7 @@ def console() -> NoReturn:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        with input_size_limit(args.max_input_size):
+        with input_size_limit(getattr(args, "max_input_size", None)):  # git-setup: none
             max_input_size()  # a bad METAPLAN_MAX_INPUT_SIZE fails first
             check_paths(args)
             return _command(args.command)(args)

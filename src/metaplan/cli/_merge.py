@@ -103,11 +103,12 @@ def git_merge(args: argparse.Namespace) -> int:
     write_many_atomic({args.current: dumps(merged.plan)})
     if merged.conflicts:
         first, _, rest = format_conflicts(merged.conflicts).partition("\n")
+        taken = plural(len(merged.record), "change")
         sys.stderr.write(f"metaplan git-merge: {name}: {first}; wrote every clean change of "
-                         f"both sides, ours at each conflict ({len(merged.record):,} changes "
-                         f"from theirs); settle them with git mergetool --tool=metaplan\n{rest}")
+                         f"both sides, ours at each conflict ({taken} from theirs); settle them with git mergetool --tool=metaplan\n{rest}")
         return 1
-    print(f"metaplan git-merge: {name}: merged ({len(merged.record):,} changes from theirs)",
+    print(f"metaplan git-merge: {name}: merged ({plural(len(merged.record), 'change')} from "
+          "theirs)",
           file=sys.stderr)
     return 0
 

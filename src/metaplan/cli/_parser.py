@@ -236,7 +236,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--rebase", action="store_true",
                      help="apply every change whose old value holds on PLAN, skip those already "
                           "applied, report the rest as conflicts (exit 1, nothing written)")
-    _json_option(sub)
+    sub.add_argument("--format", choices=("text", "json"), default="text",
+                     help="how --rebase reports conflicts: text (default) or json, for tools "
+                          "(the plan written is JSON either way)")
     _out_option(sub)
 
     sub = commands.add_parser("invert", help="write the records that undo REC")
@@ -332,8 +334,9 @@ def parser() -> argparse.ArgumentParser:
                                                       "the result is written here")
     _side_options(sub)
     sub.add_argument("--ask", action="store_true",
-                     help="ask about each conflict, reading the answers from standard input "
-                          "even when it is not a terminal")
+                     help="ask about each conflict (o: ours, t: theirs, b: the base, l: leave "
+                          "it), reading the answers from standard input even when "
+                          "it is not a terminal")
 
     sub = commands.add_parser(
         "git-setup", help="configure git for plans: the .gitattributes line and the diff, "
@@ -362,8 +365,8 @@ def parser() -> argparse.ArgumentParser:
     _run_options(sub)
     what = sub.add_mutually_exclusive_group()
     what.add_argument("--checks", metavar="C",
-                      help="find the first state failing these verify checks (comma-separated; "
-                           "the default, with all checks)")
+                      help="find the first state failing these verify checks, comma-separated "
+                           "(the default: find the first failing any check)")
     what.add_argument("--path", metavar="P",
                       help="a value's path, e.g. param_plan/model.layers.3.mlp/is_boundary "
                            "(or a JSON Pointer): find where it first changes, or first equals "
@@ -397,7 +400,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")
     _json_option(sub)
     _batch_parser(commands)
-    for sub in commands.choices.values():
+    for name, sub in commands.choices.items():
+        if name == "git-setup":  # reads no plan
+            continue
         sub.add_argument("--max-input-size", metavar="SIZE", type=_size,
                          help=f"refuse an input (or what its gzip data expands to) larger than "
                               f"this, e.g. 4G (default: {ENV_MAX_INPUT_SIZE}, else "
