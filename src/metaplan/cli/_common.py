@@ -12,7 +12,6 @@ from metaplan.jsonio import read_json
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
-from metaplan.report import format_stats
 from metaplan.rules import (
     BUILTIN_SPECS,
     InlineRule,
@@ -137,5 +136,7 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
 def print_stats(args: argparse.Namespace, run: Run) -> None:
     """The ``--stats`` table on stderr, when asked for."""
     if getattr(args, "stats", False):
+        from metaplan.report import format_stats  # the text layer: only when asked for
+
         sys.stderr.write(format_stats(run.trace, run.timer.steps)
                          + model_type_line(args, run.plan) + "\n")
