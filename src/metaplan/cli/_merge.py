@@ -105,7 +105,8 @@ def git_merge(args: argparse.Namespace) -> int:
         first, _, rest = format_conflicts(merged.conflicts).partition("\n")
         taken = plural(len(merged.record), "change")
         sys.stderr.write(f"metaplan git-merge: {name}: {first}; wrote every clean change of "
-                         f"both sides, ours at each conflict ({taken} from theirs); settle them with git mergetool --tool=metaplan\n{rest}")
+                         f"both sides, ours at each conflict ({taken} from theirs); settle "
+                         f"them with git mergetool --tool=metaplan\n{rest}")
         return 1
     print(f"metaplan git-merge: {name}: merged ({plural(len(merged.record), 'change')} from "
           "theirs)",
