@@ -25,15 +25,20 @@ way as module names.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from metaplan.braces import fold, natural_key
 from metaplan.change import Change, ChangeRecord
-from metaplan.errors import key_path
+from metaplan.errors import format_path, key_path
 from metaplan.frozen import JSONMap, canonical_bytes, thaw
 
-__all__ = ["FQN_FIELDS", "Group", "Line", "Values", "fold_changes", "group_to_json", "value_key"]
+if TYPE_CHECKING:
+    from metaplan.verify import Note, Violation
+
+__all__ = ["FQN_FIELDS", "Finding", "Group", "Line", "Values", "fold_changes", "fold_findings",
+           "group_to_json", "value_key"]
 
 FQN_FIELDS = ("param_plan", "boundary_classes")
 _MERGE_PAST = 3  # more groups than this that differ in values only are folded into one
@@ -264,3 +269,84 @@ def group_to_json(group: Group) -> dict[str, Any]:
         return {"field": group.field, "paths": group.pattern, "count": group.size,
                 "changes": changes}
     return {"modules": group.pattern, "count": group.size, "changes": changes}
+
+
+_HOLE = "\x00"  # where a finding's message named its module
+
+
+class Finding(NamedTuple):
+    """Violations (or notes) alike: the check, the place and message with the modules'
+    pattern in them, and the modules (empty: one place outside the FQN maps).
+
+    ``path`` is the path with the module left out (``path[1]`` of each member's),
+    ``template`` the message with each mention of the module as ``\\x00`` (empty when
+    the message is one module's, as it is): :meth:`expand` gives back exactly the
+    findings folded.
+    """
+
+    check: str
+    place: str
+    message: str
+    names: tuple[str, ...]
+    path: tuple[Any, ...] = ()
+    template: str = ""
+
+    def expand(self) -> list[tuple[str, tuple[Any, ...], str]]:
+        """``(check, path, message)`` of each finding folded into this one."""
+        if not self.names:
+            return [(self.check, self.path, self.message)]
+        return [(self.check, (self.path[0], name, *self.path[1:]),
+                 self.template.replace(_HOLE, name) if self.template else self.message)
+                for name in self.names]
+
+
+@functools.lru_cache(maxsize=4096)
+def _mention(fqn: str) -> re.Pattern[str]:
+    """The module's name as a whole name in a message (not part of a longer one)."""
+    return re.compile(r"(?<![\w.])" + re.escape(fqn) + r"(?!\w|\.\w)")
+
+
+def fold_findings(found: Iterable[Violation | Note]) -> list[Finding]:
+    """Violations or notes alike but for their module folded into one, in first-seen order.
+
+    >>> from metaplan.verify import Violation
+    >>> found = fold_findings([Violation("c", ("param_plan", f"m.{i}", "k"), f"m.{i} is bad")
+    ...                        for i in range(3)])
+    >>> [(f.place, f.message, len(f.names)) for f in found]
+    [('param_plan["m.{0..2}"].k', 'm.{0..2} is bad', 3)]
+    """
+    alike: dict[tuple[Any, ...], list[str]] = {}
+    alone: dict[tuple[Any, ...], Finding] = {}
+    order: list[tuple[Any, ...]] = []
+    for item in found:
+        path, message = item.path, item.message
+        key: tuple[Any, ...]
+        if len(path) >= 2 and path[0] in FQN_FIELDS and isinstance(path[1], str) and path[1]:
+            fqn = path[1]
+            template = _mention(fqn).sub(_HOLE, message) if _HOLE not in message else None
+            key = (item.check, path[0], tuple(path[2:]),
+                   template if template is not None else (message, fqn))
+            if key not in alike:
+                alike[key] = []
+                order.append(key)
+            alike[key].append(fqn)
+        else:
+            key = (item.check, tuple(path), message, len(order))
+            alone[key] = Finding(item.check, format_path(path), message, (), tuple(path),
+                                 message)
+            order.append(key)
+    out = []
+    for key in order:
+        if key in alone:
+            out.append(alone[key])
+            continue
+        check, field, inner, template = key
+        names = tuple(sorted(alike[key], key=natural_key))
+        pattern = fold(names)
+        place = key_path((field, pattern, *inner), quoted=(1,))
+        if not isinstance(template, str):  # a message holding the hole itself: as it is
+            out.append(Finding(check, place, template[0], names, (field, *inner), ""))
+            continue
+        out.append(Finding(check, place, template.replace(_HOLE, pattern), names,
+                           (field, *inner), template))
+    return out

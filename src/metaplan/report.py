@@ -48,7 +48,7 @@ from pyrsistent import PVector
 from metaplan.braces import fold, natural_key
 from metaplan.change import Change, ChangeRecord
 from metaplan.errors import format_path, key_path
-from metaplan.fold import Group, Values, fold_changes
+from metaplan.fold import Finding, Group, Values, fold_changes
 from metaplan.frozen import MISSING, canonical_bytes, json_equal, shorten
 from metaplan.merge import Conflict
 from metaplan.pipeline import Trace
@@ -56,6 +56,7 @@ from metaplan.plan import Plan
 
 __all__ = [
     "change_line",
+    "finding_line",
     "format_conflicts",
     "format_diff",
     "format_explain",
@@ -298,6 +299,21 @@ def format_conflicts(conflicts: Sequence[Conflict]) -> str:
             place, count = format_path(path), ""
         lines.append(f"  {place}: {_clash(sample)}{count}")
     return "\n".join(lines) + "\n"
+
+
+def finding_line(finding: Finding, *, note: bool = False) -> str:
+    """A folded violation (a ``note``) as one line: ``check: place: message`` (``note:``
+    first), and the count of modules when there are more than one, as the diff counts
+    them.
+
+    >>> from metaplan.fold import fold_findings
+    >>> from metaplan.verify import Violation
+    >>> print(finding_line(*fold_findings(Violation("c", ("param_plan", f"m.{i}"), "bad")
+    ...                                   for i in range(3, 61))))
+    c: param_plan["m.{3..60}"]: bad  (58 modules)
+    """
+    count = f"  ({plural(len(finding.names), 'module')})" if len(finding.names) > 1 else ""
+    return f"{'note: ' if note else ''}{finding.check}: {finding.place}: {finding.message}{count}"
 
 
 def format_explain(trace: Trace, fqns: Iterable[str]) -> str:

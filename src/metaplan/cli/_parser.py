@@ -395,6 +395,8 @@ def parser() -> argparse.ArgumentParser:
                           "dim, an entry upstream's runtime and emitter read differently")
     sub.add_argument("--format", choices=("text", "json", "html"), default="text",
                      help="text (default), json, or html (one self-contained page)")
+    sub.add_argument("--expand", action="store_true",
+                     help="text: list every violation and note on its own, not folded")
 
     sub = commands.add_parser("hash", help="print the content hash of plans")
     sub.add_argument("plans", metavar="PLAN", nargs="+", help="plans to hash")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from metaplan.cli._common import checks_from, settings_of
 from metaplan.cli._io import json_name, say, to_stdout
+from metaplan.fold import fold_findings
 from metaplan.jsonio import dumps_pretty
 from metaplan.plan import load
-from metaplan.verify import CHECKS, Verification, verification
+from metaplan.report import finding_line
+from metaplan.verify import CHECKS, Note, Verification, Violation, verification
 
 __all__ = ["hash_plans", "verification_json", "verify"]
 
@@ -21,6 +24,14 @@ def verification_json(name: str, found: Verification) -> dict[str, Any]:
                            for v in found.violations],
             "notes": [{"check": n.check, "path": list(n.path), "message": n.message}
                       for n in found.notes]}
+
+
+def _lines(found: Sequence[Violation | Note], expand: bool, *, note: bool = False
+           ) -> list[str]:
+    """The text lines of violations (or notes): alike ones folded, or each with ``expand``."""
+    if expand:
+        return [f"  {item}" for item in found]
+    return [f"  {finding_line(finding, note=note)}" for finding in fold_findings(found)]
 
 
 def verify(args: argparse.Namespace) -> int:
@@ -40,9 +51,10 @@ def verify(args: argparse.Namespace) -> int:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
         say(f"{args.plan}: {len(violations)} violation(s) ({summary})",
-            *(f"  {v}" for v in violations), *(f"  {n}" for n in notes))
+            *_lines(violations, args.expand), *_lines(notes, args.expand, note=True))
     else:
-        say(f"{args.plan}: ok ({', '.join(found.checks)})", *(f"  {n}" for n in notes))
+        say(f"{args.plan}: ok ({', '.join(found.checks)})",
+            *_lines(notes, args.expand, note=True))
     return 1 if violations else 0
 
 

@@ -1,22 +1,16 @@
 """The verify and merge reports: violations and conflicts folded, modules alike as one
-brace pattern (each a ``<details>``, as the diff's groups are).
-
->>> from metaplan.verify import Violation
->>> found = fold_findings([Violation("c", ("param_plan", f"m.{i}", "k"), f"m.{i} is bad")
-...                        for i in range(3)])
->>> [(f.place, f.message, len(f.names)) for f in found]
-[('param_plan["m.{0..2}"].k', 'm.{0..2} is bad', 3)]
-"""
+brace pattern (each a ``<details>``, as the diff's groups are; the findings folded by
+:func:`metaplan.fold.fold_findings`)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from metaplan.braces import fold, natural_key
 from metaplan.errors import format_path, key_path
-from metaplan.fold import FQN_FIELDS, fold_changes, value_key
+from metaplan.fold import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
 from metaplan.frozen import MISSING, shorten, thaw
 from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget
@@ -25,52 +19,9 @@ from metaplan.html.markup import IdMaker, name_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
 from metaplan.merge import Conflict, MergeResult
 from metaplan.report import plural
-from metaplan.verify import Note, Verification, Violation
+from metaplan.verify import Verification
 
-__all__ = ["Finding", "fold_conflicts", "fold_findings", "merge_report", "verify_report"]
-
-_HOLE = "\x00"
-
-
-class Finding(NamedTuple):
-    """Violations (or notes) alike: the check, the place and message with the modules'
-    pattern in them, and the modules (empty: one place outside the FQN maps)."""
-
-    check: str
-    place: str
-    message: str
-    names: tuple[str, ...]
-
-
-def fold_findings(found: Iterable[Violation | Note]) -> list[Finding]:
-    """Violations or notes alike but for their module folded into one, in first-seen order."""
-    alike: dict[tuple[Any, ...], list[str]] = {}
-    alone: dict[tuple[Any, ...], Finding] = {}
-    order: list[tuple[Any, ...]] = []
-    for item in found:
-        path = item.path
-        key: tuple[Any, ...]
-        if len(path) >= 2 and path[0] in FQN_FIELDS and isinstance(path[1], str) and path[1]:
-            fqn = path[1]
-            key = (item.check, path[0], tuple(path[2:]), item.message.replace(fqn, _HOLE))
-            if key not in alike:
-                alike[key] = []
-                order.append(key)
-            alike[key].append(fqn)
-        else:
-            key = (item.check, tuple(path), item.message, len(order))
-            alone[key] = Finding(item.check, format_path(path), item.message, ())
-            order.append(key)
-    out = []
-    for key in order:
-        if key in alone:
-            out.append(alone[key])
-            continue
-        names = tuple(sorted(alike[key], key=natural_key))
-        pattern = fold(names)
-        place = key_path((key[1], pattern, *key[2]), quoted=(1,))
-        out.append(Finding(key[0], place, key[3].replace(_HOLE, pattern), names))
-    return out
+__all__ = ["fold_conflicts", "merge_report", "verify_report"]
 
 
 def _details(ids: IdMaker, budget: Budget, pattern: str, count: str, change: str, body: str,

@@ -13,15 +13,22 @@ from typing import Any
 
 from metaplan.braces import fold, natural_key
 from metaplan.change import ChangeRecord
-from metaplan.fold import Group, fold_changes, group_to_json
-from metaplan.html.checks import fold_conflicts, fold_findings
+from metaplan.fold import Group, fold_changes, fold_findings, group_to_json
+from metaplan.html.checks import fold_conflicts
 from metaplan.html.groups import summary_html
 from metaplan.html.layout import html_fragment
 from metaplan.html.markup import name_text, text
 from metaplan.html.runs import verify_status
 from metaplan.merge import MergeResult
 from metaplan.plan import Plan
-from metaplan.report import format_conflicts, format_folded, format_stats, plural, printable
+from metaplan.report import (
+    finding_line,
+    format_conflicts,
+    format_folded,
+    format_stats,
+    plural,
+    printable,
+)
 from metaplan.trace import Trace
 from metaplan.verify import Verification
 
@@ -127,9 +134,7 @@ def _merge(merged: MergeResult) -> tuple[str, str, Any]:
 def _verification(found: Verification) -> tuple[str, str, Any]:
     head = f"Verification: {verify_status(found)}; {plural(len(found.notes), 'note')}"
     folded = fold_findings([*found.violations, *found.notes])
-    lines = [head] + [f"  {f.check}: {f.place}: {f.message}"
-                      + (f"  ({plural(len(f.names), 'module')})" if len(f.names) > 1 else "")
-                      for f in folded]
+    lines = [head] + [f"  {finding_line(f)}" for f in folded]
     rows = "".join(f"<details><summary><code>{name_text(f.place)}</code> {text(f.check)}"
                    f"</summary><div>{text(f.message)}</div></details>"
                    for f in folded[:_GROUPS_SHOWN])
