@@ -150,7 +150,9 @@ def test_bisect_finds_the_pass_after_which_something_holds(tmp_path: Path) -> No
     assert broken.returncode == 0 and b"state 0, the input" in broken.stdout
     assert b'class-key: boundary_classes["model.ghost"]' in broken.stdout
     bad_value = metaplan("bisect", plan, "--path", "param_plan/lm_head", "--value", "{nope")
-    assert bad_value.returncode == 2 and b"--value: not valid JSON" in bad_value.stderr
+    assert bad_value.returncode == 2 and (b"--value: not valid JSON (Expecting property name "
+                                          b"enclosed in double quotes at column 2): '{nope'"
+                                          in bad_value.stderr)
     bad_path = metaplan("bisect", plan, "--path", "param_plan//is_boundary")
     assert bad_path.returncode == 2 and b"an empty step" in bad_path.stderr
 
@@ -323,3 +325,23 @@ def test_bisect_says_when_a_path_never_exists_and_prints_stats() -> None:
     pointer = metaplan("bisect", fixture_path(NAME), "--path", "/injections/0/match",
                        "--value", '"model.layers.3.mlp"')
     assert pointer.returncode == 0 and b"state 0, the input" in pointer.stdout
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    ("False", "write false, not False; "), ("None", "write null, not None; "), ("x", ""),
+    ("", ""), ("[1,", "")])
+def test_bisect_says_what_a_json_value_looks_like(value: str, hint: str) -> None:
+    done = metaplan("bisect", fixture_path(NAME), "--path", "param_plan/lm_head/is_boundary",
+                    "--value", value)
+    assert done.returncode == 2 and done.stdout == b""
+    error = done.stderr.decode()
+    assert error.startswith("metaplan bisect: error: --value: not valid JSON (")
+    assert error.endswith(f"): {value!r}; {hint}a string goes in quotes: '\"x\"'\n")
+
+
+def test_bisect_refuses_a_hash_no_state_can_have() -> None:
+    done = metaplan("bisect", fixture_path(NAME), "--hash", "False")
+    assert done.returncode == 2 and done.stderr.decode() == (
+        "metaplan bisect: error: --hash: expected a content hash or a prefix of one (hex "
+        "digits 0-9a-f, sha256: optional), got 'False'\n")
+    assert metaplan("bisect", fixture_path(NAME), "--hash", "sha256:0f").returncode == 1

@@ -8,10 +8,9 @@ from typing import Any
 
 from metaplan.cli._common import option_of, pipeline_from
 from metaplan.cli._diff import record_text
-from metaplan.cli._io import colour, json_name, note, to_stdout
+from metaplan.cli._io import colour, json_name, note, say_json, to_stdout
 from metaplan.compare import compare as compare_pipelines
 from metaplan.diff import diff
-from metaplan.jsonio import dumps_pretty
 from metaplan.passes.registry import parse_passes
 from metaplan.plan import load
 from metaplan.records import records_to_json
@@ -66,7 +65,7 @@ def compare(args: argparse.Namespace) -> int:
         if found.diff is not None:
             heading["records"] = records_to_json([found.diff])
             heading["final_records"] = records_to_json([finals])
-        to_stdout(dumps_pretty(heading))
+        say_json(heading)
         return 0 if found.state is None else 1
     text = f"A: {heading['a']}\nB: {heading['b']}\n"
     if found.state is None or found.diff is None:

@@ -6,9 +6,8 @@ import argparse
 
 from metaplan.braces import fold
 from metaplan.cli._common import print_stats, run_pipeline
-from metaplan.cli._io import Timer, json_name, note, to_stdout
+from metaplan.cli._io import Timer, json_name, note, say_json, to_stdout
 from metaplan.errors import InputError
-from metaplan.jsonio import dumps_pretty
 from metaplan.patterns import Unmatched, is_glob, match_names
 from metaplan.plan import load
 from metaplan.report import format_explain
@@ -35,12 +34,12 @@ def explain(args: argparse.Namespace) -> int:
     fqns = matches.names
     run = run_pipeline(args, plan, timer) if fqns else None
     if run is not None and args.format == "json":
-        to_stdout(dumps_pretty({"plan": json_name(args.plan), "modules": [
+        say_json({"plan": json_name(args.plan), "modules": [
             {"module": fqn, "changes": [{"pass": name, **change.to_json()}
                                         for name, change in run.trace.explain_module(fqn)]}
             for fqn in fqns], "unknown": [
             {"pattern": miss.pattern, "unmatched": list(miss.words),
-             "did_you_mean": miss.suggestion} for miss in matches.unmatched]}))
+             "did_you_mean": miss.suggestion} for miss in matches.unmatched]})
     elif run is not None:
         to_stdout(format_explain(run.trace, fqns))
     if run is not None:
