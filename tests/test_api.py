@@ -31,7 +31,7 @@ PUBLIC = {
     "model_type_of", "slim", "verification", "verifier",
 }
 LAYERS = (
-    "version", "viewing", "errors", "settings", "frozen", "names", "fields", "braces",
+    "version", "viewing", "errors", "settings", "frozen", "names", "fields", "braces", "patterns",
     "sequences", "inputs",
     "outputs", "jsonio", "streaming", "rules",
     "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",

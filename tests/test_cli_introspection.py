@@ -159,7 +159,9 @@ def test_bisect_finds_the_pass_after_which_something_holds(tmp_path: Path) -> No
     assert broken.returncode == 0 and b"state 0, the input" in broken.stdout
     assert b'class-key: boundary_classes["model.ghost"]' in broken.stdout
     bad_value = metaplan("bisect", plan, "--path", "param_plan/lm_head", "--value", "{nope")
-    assert bad_value.returncode == 2 and b"--value: not valid JSON" in bad_value.stderr
+    assert bad_value.returncode == 2 and (b"--value: not valid JSON (Expecting property name "
+                                          b"enclosed in double quotes at column 2): '{nope'"
+                                          in bad_value.stderr)
     bad_path = metaplan("bisect", plan, "--path", "param_plan//is_boundary")
     assert bad_path.returncode == 2 and b"an empty step" in bad_path.stderr
 
@@ -202,7 +204,47 @@ def test_explain_several_modules() -> None:
                      "+ skip_source_lowering: true\n     why: class DeepseekV3MLP")
     assert text.endswith("lm_head: no pass changes it\n")
     unknown = metaplan("explain", fixture_path(NAME), "lm_head", "no.such", "nor.this")
-    assert unknown.returncode == 2 and b"no.such, nor.this: no such module" in unknown.stderr
+    assert unknown.returncode == 2 and unknown.stdout == b"lm_head: no pass changes it\n"
+    assert [line.split(" (")[0] for line in unknown.stderr.decode().splitlines()] == [
+        f"metaplan explain: error: no.such: no such module in {fixture_path(NAME)}",
+        f"metaplan explain: error: nor.this: no such module in {fixture_path(NAME)}"]
+
+
+def test_explain_takes_globs_and_brace_patterns() -> None:
+    plan = fixture_path(NAME)
+    globbed = metaplan("explain", plan, "model.layers.*.mlp.shared_experts")
+    braced = metaplan("explain", plan, "model.layers.{3..60}.mlp.shared_experts")
+    listed = metaplan("explain", plan, *sorted(f"model.layers.{i}.mlp.shared_experts"
+                                               for i in range(3, 61)))  # the plan's order
+    assert globbed.returncode == 0 and globbed.stdout == braced.stdout == listed.stdout
+    assert globbed.stdout.count(b"\nmodel.layers.") == 57
+    ranged = metaplan("explain", plan, "model.layers.{5..3}.mlp", "model.layers.0.mlp")
+    heads = [line for line in ranged.stdout.decode().splitlines() if not line[0].isspace()]
+    assert ranged.returncode == 0 and heads == [  # each pattern's modules in the plan's order
+        "model.layers.3.mlp", "model.layers.4.mlp", "model.layers.5.mlp", "model.layers.0.mlp"]
+
+
+def test_explain_names_every_unknown_and_explains_the_known() -> None:
+    plan = fixture_path(NAME)
+    done = metaplan("explain", plan, "lm_haed", "model.layers.0.mlp", "model.layerz.*",
+                    "model.layers.{3,99}.mlp.shared_experts")
+    assert done.returncode == 2
+    assert done.stdout.decode().startswith("model.layers.0.mlp\n  1. mark_shared_class")
+    assert "model.layers.3.mlp.shared_experts\n  1. strip_ep" in done.stdout.decode()
+    where = f"in {plan} (neither in param_plan nor in boundary_classes"
+    assert done.stderr.decode().splitlines() == [
+        f"metaplan explain: error: lm_haed: no such module {where}; did you mean lm_head?)",
+        f"metaplan explain: error: model.layerz.*: matches no module {where}; did you mean "
+        "model.layers.*?)",
+        "metaplan explain: error: model.layers.{3,99}.mlp.shared_experts: "
+        f"model.layers.99.mlp.shared_experts: no such module {where}; did you mean "
+        "model.layers.9.mlp.shared_experts?)"]
+    found = json.loads(metaplan("explain", plan, "lm_haed", "lm_head", "--format", "json").stdout)
+    assert [m["module"] for m in found["modules"]] == ["lm_head"]
+    assert found["unknown"] == [{"pattern": "lm_haed", "unmatched": ["lm_haed"],
+                                 "did_you_mean": "lm_head"}]
+    bad = metaplan("explain", plan, "model.{norm")
+    assert bad.returncode == 2 and b"error: FQN: bad brace pattern" in bad.stderr
 
 
 def test_passes_print_pipeline_and_stats(tmp_path: Path) -> None:
@@ -292,3 +334,23 @@ def test_bisect_says_when_a_path_never_exists_and_prints_stats() -> None:
     pointer = metaplan("bisect", fixture_path(NAME), "--path", "/injections/0/match",
                        "--value", '"model.layers.3.mlp"')
     assert pointer.returncode == 0 and b"state 0, the input" in pointer.stdout
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    ("False", "write false, not False; "), ("None", "write null, not None; "), ("x", ""),
+    ("", ""), ("[1,", "")])
+def test_bisect_says_what_a_json_value_looks_like(value: str, hint: str) -> None:
+    done = metaplan("bisect", fixture_path(NAME), "--path", "param_plan/lm_head/is_boundary",
+                    "--value", value)
+    assert done.returncode == 2 and done.stdout == b""
+    error = done.stderr.decode()
+    assert error.startswith("metaplan bisect: error: --value: not valid JSON (")
+    assert error.endswith(f"): {value!r}; {hint}a string goes in quotes: '\"x\"'\n")
+
+
+def test_bisect_refuses_a_hash_no_state_can_have() -> None:
+    done = metaplan("bisect", fixture_path(NAME), "--hash", "False")
+    assert done.returncode == 2 and done.stderr.decode() == (
+        "metaplan bisect: error: --hash: expected a content hash or a prefix of one (hex "
+        "digits 0-9a-f, sha256: optional), got 'False'\n")
+    assert metaplan("bisect", fixture_path(NAME), "--hash", "sha256:0f").returncode == 1

@@ -305,6 +305,32 @@ def test_hash_json_holds_what_the_text_says() -> None:
     assert [h["hash"] for h in found["hashes"]] == [metaplan.load(p).content_hash for p in plans]
 
 
+def test_hash_hashes_what_it_can_and_names_each_plan_it_cannot(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    missing = tmp_path / "missing.json"
+    done = metaplan_cli("hash", SMALL, missing, broken, SMALL_NORMAL)
+    assert done.returncode == 2
+    assert done.stdout.decode().splitlines() == [
+        f"{metaplan.load(p).content_hash}  {p}" for p in (SMALL, SMALL_NORMAL)]
+    assert done.stderr.decode().splitlines() == [
+        f"metaplan hash: error: {missing}: no such file",
+        f"metaplan hash: error: {broken}: not valid JSON: Expecting property name enclosed in "
+        "double quotes at line 1, column 2"]
+    as_json = metaplan_cli("hash", missing, SMALL, "--format", "json")
+    assert as_json.returncode == 2 and as_json.stdout.endswith(b"}\n")
+    assert [h["plan"] for h in json.loads(as_json.stdout)["hashes"]] == [str(SMALL)]
+    none = metaplan_cli("hash", missing)
+    assert none.returncode == 2 and none.stdout == b""
+
+
+@pytest.mark.parametrize("command", [("hash",), ("verify",), ("explain", "lm_head"),
+                                     ("bisect",)])
+def test_a_json_report_ends_its_last_line(command: tuple[str, ...]) -> None:
+    done = metaplan_cli(command[0], SMALL, *command[1:], "--format", "json")
+    assert done.stdout.endswith(b"}\n") and not done.stdout.endswith(b"\n\n")
+
+
 def test_compare_warns_without_against_and_reports_the_final_plans() -> None:
     same = metaplan_cli("compare", SMALL)
     assert same.returncode == 0

@@ -7,17 +7,56 @@ The condition is a verify failure, a value at a path (changed, or equal to
 from __future__ import annotations
 
 import argparse
+import json
+import re
 from typing import Any
 
 from metaplan.cli._common import Settings, checks_from, print_stats, run_pipeline, settings_of
-from metaplan.cli._io import json_name, to_stdout
+from metaplan.cli._io import json_name, say_json, to_stdout
 from metaplan.errors import InputError, parse_path
 from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
-from metaplan.jsonio import dumps_pretty, parse_json
+from metaplan.jsonio import parse_json
 from metaplan.plan import Plan, load
 from metaplan.verify import verifier
 
-__all__ = ["bisect"]
+__all__ = ["bisect", "json_value"]
+
+_PYTHON_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
+_HASH = re.compile(r"(sha256:)?[0-9a-f]{1,64}")
+
+
+def json_value(text: str, option: str) -> Any:
+    """The JSON value an option was given, or an :class:`InputError` saying what JSON looks like.
+
+    >>> json_value('{"a": [1, false]}', "--value")
+    {'a': [1, False]}
+    >>> try:
+    ...     json_value("False", "--value")
+    ... except InputError as exc:
+    ...     print(str(exc).replace("; ", ";\\n"))
+    --value: not valid JSON (Expecting value at column 1): 'False';
+    write false, not False;
+    a string goes in quotes: '"x"'
+    """
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        word = text.strip()
+        hint = f"write {_PYTHON_CONSTANTS[word]}, not {word}; " if word in _PYTHON_CONSTANTS \
+            else ""
+        raise InputError(f"{option}: not valid JSON ({exc.msg} at column {exc.colno}): "
+                         f"{text!r}; {hint}a string goes in quotes: '\"x\"'",
+                         source=option) from exc
+    except RecursionError:
+        pass  # parse_json says how deep a value may be
+    return parse_json(text, source=option)
+
+
+def _check_hash(text: str) -> None:
+    """Refuse a ``--hash`` that no content hash can start with."""
+    if not _HASH.fullmatch(text):
+        raise InputError(f"--hash: expected a content hash or a prefix of one (hex digits "
+                         f"0-9a-f, sha256: optional), got {text!r}", source="--hash")
 
 
 def _bisect_predicate(args: argparse.Namespace, start: Plan,
@@ -33,7 +72,7 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan,
     if args.path:
         path = parse_path(args.path)
         if args.value is not None:
-            value = freeze_owned(parse_json(args.value, source="--value"))
+            value = freeze_owned(json_value(args.value, "--value"))
             return (f"the first state where {args.path} is {args.value}",
                     lambda p: _same(p.at(path), value))
         first = start.at(path)
@@ -61,7 +100,11 @@ def bisect(args: argparse.Namespace) -> int:
     if args.value is not None and not args.path:
         raise InputError("--value: give the --path whose value to find", source="--value")
     path = parse_path(args.path) if args.path else None
-    checks_from(args)  # a bad --checks fails before the run, not after it
+    checks_from(args)  # a bad --checks, --value or --hash fails before the run, not after it
+    if args.value is not None:
+        json_value(args.value, "--value")
+    if args.hash:
+        _check_hash(args.hash)
     run = run_pipeline(args)
     if run is None:
         return 0
@@ -96,7 +139,7 @@ def bisect(args: argparse.Namespace) -> int:
                      + (f"; {args.path} is absent from every state" if absent else ""))
         report.update(states=len(trace.states), absent_everywhere=absent)
     if getattr(args, "format", "text") == "json":
-        to_stdout(dumps_pretty(report))
+        say_json(report)
     else:
         to_stdout("".join(f"{line}\n" for line in lines))
     return 0 if report["found"] else 1

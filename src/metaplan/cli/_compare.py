@@ -66,7 +66,7 @@ def compare(args: argparse.Namespace) -> int:
         if found.diff is not None:
             heading["records"] = records_to_json([found.diff])
             heading["final_records"] = records_to_json([finals])
-        output(args, dumps_pretty(heading))
+        output(args, dumps_pretty(heading) + b"\n")
         return 0 if found.state is None else 1
     text = f"A: {heading['a']}\nB: {heading['b']}\n"
     if found.state is None or found.diff is None:

@@ -30,15 +30,16 @@ def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
                 hashes: Sequence[str] | None = None, expand: bool = False, note: str = "",
                 painted: bool = False) -> bytes:
     """A record as ``diff`` writes it in ``style``: text (folded, or every module with
-    ``expand``), ``groups`` (the folded form as JSON), ``json`` (records) or ``jsonpatch``."""
+    ``expand``), ``groups`` (the folded form as JSON), ``json`` (records) or ``jsonpatch``;
+    JSON ends in a newline, as text does."""
     if style == "json":
-        return dumps_records([record])
+        return dumps_records([record]) + b"\n"
     if style in ("jsonpatch", "patch"):
-        return dumps_pretty(to_json_patch(record))
+        return dumps_pretty(to_json_patch(record)) + b"\n"
     if style == "groups":
         return dumps_pretty({"a": labels[0], "b": labels[1], "changes": len(record),
                              "ignored": note or None,
-                             "groups": [group_to_json(g) for g in fold_changes(record)]})
+                             "groups": [group_to_json(g) for g in fold_changes(record)]}) + b"\n"
     base, result = hashes if hashes is not None else (record.base, record.result)
     body = format_diff(record) if expand else format_folded(record)
     if note:

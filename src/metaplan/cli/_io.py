@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from metaplan.errors import InputError
 from metaplan.outputs import write_many_atomic, write_stdout
@@ -26,6 +26,7 @@ __all__ = [
     "paint",
     "quote_name",
     "say",
+    "say_json",
     "to_stdout",
 ]
 
@@ -95,6 +96,13 @@ def to_stdout(text: bytes | str) -> None:
     names are, so a name that is not UTF-8 is printed as the bytes it is.
     """
     write_stdout(text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text)
+
+
+def say_json(value: Any) -> None:
+    """A JSON report on stdout, two-space indented with sorted keys, ending in a newline."""
+    from metaplan.jsonio import dumps_pretty
+
+    to_stdout(dumps_pretty(value) + b"\n")
 
 
 def say(*lines: str) -> None:

@@ -13,10 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from metaplan.cli._io import json_name, note, output, to_stdout
+from metaplan.cli._io import json_name, note, output, say_json
 from metaplan.cli._sides import load_side, side_name
 from metaplan.errors import InputError
-from metaplan.jsonio import dumps_pretty
 from metaplan.merge import Conflict, MergeResult, Resolve, Side
 from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
@@ -33,8 +32,8 @@ def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
     stderr (stdout is where a merged plan goes), or with ``--format json`` one JSON object
     on stdout, for tools."""
     if getattr(args, "format", "text") == "json":
-        to_stdout(dumps_pretty({"inputs": [json_name(n) for n in names],
-                                "conflicts": [c.to_json() for c in conflicts]}))
+        say_json({"inputs": [json_name(n) for n in names],
+                  "conflicts": [c.to_json() for c in conflicts]})
         return
     text = format_conflicts(conflicts)
     first, _, rest = text.partition("\n")

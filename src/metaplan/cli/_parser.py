@@ -251,7 +251,9 @@ def parser() -> argparse.ArgumentParser:
     _run_options(sub)
     sub.add_argument("plan", metavar="PLAN", help="codegen_meta.json (or .json.gz)")
     sub.add_argument("fqns", metavar="FQN", nargs="+",
-                     help="module FQNs, e.g. model.layers.3.mlp")
+                     help="module FQNs, globs or brace patterns, e.g. model.layers.3.mlp, "
+                          "'model.layers.*.mlp', 'model.layers.{3..5}.mlp.experts'; each one "
+                          "that matches no module is named on stderr (exit 2)")
     _json_option(sub)
 
     sub = commands.add_parser("diff", help="the changes that turn plan A into plan B "

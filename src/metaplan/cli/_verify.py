@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from metaplan.cli._common import checks_from, settings_of
-from metaplan.cli._io import json_name, say, to_stdout
+from metaplan.cli._io import json_name, say, say_json, to_stdout
+from metaplan.errors import InputError
 from metaplan.fold import fold_findings
-from metaplan.jsonio import dumps_pretty
 from metaplan.plan import load
 from metaplan.report import finding_line
 from metaplan.verify import CHECKS, Note, Verification, Violation, verification
@@ -46,7 +47,7 @@ def verify(args: argparse.Namespace) -> int:
 
         to_stdout(verify_report(found, source=json_name(args.plan)).encode())
     elif args.format == "json":
-        to_stdout(dumps_pretty(verification_json(json_name(args.plan), found)))
+        say_json(verification_json(json_name(args.plan), found))
     elif violations:
         counts = {name: sum(v.check == name for v in violations) for name in CHECKS}
         summary = ", ".join(f"{name}: {n}" for name, n in counts.items() if n)
@@ -58,12 +59,27 @@ def verify(args: argparse.Namespace) -> int:
     return 1 if violations else 0
 
 
+def _hash_of(path: str) -> tuple[str | None, str]:
+    """A plan's content hash, or ``None`` and why it has none (what ``error:`` would say)."""
+    try:
+        return load(path).content_hash, ""
+    except InputError as exc:
+        return None, str(exc)
+    except OSError as exc:
+        return None, f"{exc.filename if exc.filename is not None else path}: {exc.strerror or exc}"
+
+
 def hash_plans(args: argparse.Namespace) -> int:
-    """Each plan's content hash (``--format json``: one object)."""
-    hashes = [(path, load(path).content_hash) for path in args.plans]
+    """Each plan's content hash (``--format json``: one object); as ``sha256sum`` does, a plan
+    that cannot be read is named on stderr after the others are hashed, and the exit is 2."""
+    hashes = [(path, *_hash_of(path)) for path in args.plans]
+    read = [(path, value) for path, value, _ in hashes if value is not None]
     if args.format == "json":
-        to_stdout(dumps_pretty({"hashes": [{"plan": json_name(path), "hash": value}
-                                           for path, value in hashes]}))
-    else:
-        say(*(f"{value}  {path}" for path, value in hashes))
-    return 0
+        say_json({"hashes": [{"plan": json_name(path), "hash": value}
+                             for path, value in read]})
+    elif read:
+        say(*(f"{value}  {path}" for path, value in read))
+    for _, value, why in hashes:
+        if value is None:
+            sys.stderr.write(f"metaplan hash: error: {why}\n")
+    return 2 if len(read) < len(hashes) else 0
