@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import gc
 import gzip
+import importlib.util
 import json
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,6 +99,15 @@ def uncompressed(name: str, folder: Path) -> Path:
     path = folder / f"{name}.json"
     path.write_bytes(read_raw(name))
     return path
+
+
+def require(*modules: str, extra: str = "bench") -> None:
+    """Exit (1) with one line naming the missing peer modules and the extra that installs them."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        script = Path(sys.argv[0]).name
+        sys.exit(f"{script}: needs {', '.join(missing)} (the [{extra}] extra): "
+                 f"pip install -e '.[{extra}]'")
 
 
 def median(values: list[float]) -> float:

@@ -24,7 +24,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import DATA, compile_bytecode, fixture, interleaved, line, median, uncompressed
+from _common import (
+    DATA,
+    compile_bytecode,
+    fixture,
+    interleaved,
+    line,
+    median,
+    require,
+    uncompressed,
+)
 
 import metaplan
 
@@ -47,6 +56,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-deepdiff", action="store_true", help="skip DeepDiff (slow)")
     args = parser.parse_args()
+    require("dictdiffer", "jsonpatch", *(() if args.no_deepdiff else ("deepdiff",)))
     compile_bytecode()
     a, b = str(fixture(NAME)), str(DATA / f"{NAME}.expected.json.gz")
     py = sys.executable
