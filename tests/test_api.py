@@ -38,7 +38,7 @@ LAYERS = (
     "verify", "trace", "steps", "makers", "pipeline", "passes._edits", "passes.strip_ep",
     "passes.strip_external",
     "passes.mark_shared", "passes.slim", "passes.registry",
-    "passes", "normalize", "diff", "fold", "ignore", "merge", "report", "compare",
+    "passes", "normalize", "diff", "fold", "ignore", "merge", "labels", "report", "compare",
     "html.markup", "html.data", "html.assets", "html.layout", "html.svg", "html.groups",
     "html.reports", "html.history", "html.runs", "html.checks", "html.notebook", "html",
     "compat", "oracle", "composing", "batch", "testing.strategies", "testing.random_edits",

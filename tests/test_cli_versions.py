@@ -123,9 +123,9 @@ def test_ignoring_an_added_array_item_renumbers_the_kept_ones(tmp_path: Path) ->
         "4 changes: 0 modules in 0 groups, 4 top-level changes; ignored 1 change "
         "(--ignore injections/0)",
         "(top level)",
-        "  ~ injections[{3..5}].ep_size: 8 -> 16  (3 changes)",
+        "  ~ injections[{3..5}].ep_size: 8 -> 16  (3 changes)  (match: model.layers.{6..8}.mlp)",
         '  - injections[11]: {"ep_size":8,"ep_stack":["tp"],"local_compute_fn":'
-        '{"_target_":"hyper_parallel...',
+        '{"_target_":"hyper_parallel...  (match: model.layers.14.mlp)',
     ]
 
 

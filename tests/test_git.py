@@ -374,7 +374,7 @@ def test_a_renamed_plan_diffs_under_both_names_and_the_files_after_it_still_show
         assert lines[at + 6].startswith(f"+++ b/moved/{FILE}  sha256:")
         assert lines[at + 7:at + 10] == [
             "1 change: 0 modules in 0 groups, 1 top-level change", "(top level)",
-            "  ~ injections[5].ep_size: 8 -> 16"]
+            "  ~ injections[5].ep_size: 8 -> 16  (match: model.layers.8.mlp)"]
         assert f"metaplan diff a/zz/{FILE} b/zz/{FILE}" in lines  # the file after it
 
 

@@ -391,13 +391,15 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def shorten(value: Any, width: int = 80) -> str:
-    """A value as compact JSON, cut at ``width`` characters (with ``...``).
+    """A value as compact JSON, cut at ``width`` characters (with ``...``; 0: never cut).
 
     >>> shorten({"b": [1, 2], "a": "x" * 90}, width=20)
     '{"a":"xxxxxxxxxxx...'
+    >>> len(shorten("x" * 90, width=0))
+    92
     """
     text = canonical_bytes(value).decode("utf-8", "replace")
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if width <= 0 or len(text) <= width else text[:max(width - 3, 0)] + "..."
 
 
 def json_equal(a: Any, b: Any) -> bool:

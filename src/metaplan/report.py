@@ -38,6 +38,7 @@ a brace or a comma is the name's, so it is quoted too.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,7 +50,8 @@ from metaplan.braces import fold, natural_key
 from metaplan.change import Change, ChangeRecord
 from metaplan.errors import format_path, key_path
 from metaplan.fold import Finding, Group, Values, fold_changes
-from metaplan.frozen import MISSING, canonical_bytes, json_equal, shorten
+from metaplan.frozen import MISSING, canonical_bytes, json_equal
+from metaplan.labels import PLAIN, TextStyle
 from metaplan.merge import Conflict
 from metaplan.pipeline import Trace
 from metaplan.plan import Plan
@@ -84,14 +86,16 @@ def _where(change: Change) -> tuple[str | None, str]:
     return None, key_path(path)
 
 
-def change_line(change: Change, label: str | None = None) -> str:
-    """``~ label: old -> new`` (``+`` for an add, ``-`` for a removal)."""
+def change_line(change: Change, label: str | None = None, *, style: TextStyle = PLAIN) -> str:
+    """``~ label: old -> new`` (``+`` for an add, ``-`` for a removal); an injection's line
+    ends with its ``match`` when the style knows it."""
     label = label if label is not None else "/".join(map(str, change.path))
+    cut, about = style.cut, style.about(change.path)
     if change.op == "add":
-        return f"+ {label}: {shorten(change.new)}"
+        return f"+ {label}: {cut(change.new)}{about}"
     if change.op == "remove":
-        return f"- {label}: {shorten(change.old)}"
-    return f"~ {label}: {shorten(change.old)} -> {shorten(change.new)}"
+        return f"- {label}: {cut(change.old)}{about}"
+    return f"~ {label}: {cut(change.old)} -> {cut(change.new)}{about}"
 
 
 _QUOTED = re.compile(r"\A(?:[-+~@.!]|\Z)|[\s()\"']")
@@ -116,7 +120,8 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
-def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
+def format_diff(record: ChangeRecord, *, limit: int | None = None,
+                style: TextStyle = PLAIN) -> str:
     """The record as text: top-level fields first, then one group per module, by FQN.
 
     ``limit`` caps the modules shown (the summary line still counts them all).
@@ -125,7 +130,7 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
     top: list[str] = []
     for change in sorted(record.changes, key=lambda c: c.path[0] == "boundary_classes"):
         group, label = _where(change)
-        line = change_line(change, label)
+        line = change_line(change, label, style=style)
         if group is None:
             top.append(line)
         else:
@@ -143,13 +148,14 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _shown(values: Values | None) -> str:
+def _shown(values: Values | None, style: TextStyle) -> str:
     if values is None:
         return ""
-    return shorten(values.value) if values.distinct == 1 else f"({values.distinct} distinct values)"
+    return style.cut(values.value) if values.distinct == 1 \
+        else f"({values.distinct} distinct values)"
 
 
-def group_lines(group: Group) -> list[str]:
+def group_lines(group: Group, *, style: TextStyle = PLAIN) -> list[str]:
     """A folded group's changes as the text diff shows them, one line each, unindented:
     ``~ is_boundary: true -> false``, ``- class: "MLP"``, ``+ items: PATTERN  (N items)``.
 
@@ -165,18 +171,21 @@ def group_lines(group: Group) -> list[str]:
     for line in group.lines:
         label = line.label
         if line.op == "add":
-            text = f"+ {label}: {_shown(line.new)}"
+            text = f"+ {label}: {_shown(line.new, style)}"
         elif line.op == "remove":
-            text = f"- {label}: {_shown(line.old)}"
+            text = f"- {label}: {_shown(line.old, style)}"
         else:
-            text = f"~ {label}: {_shown(line.old)} -> {_shown(line.new)}"
+            text = f"~ {label}: {_shown(line.old, style)} -> {_shown(line.new, style)}"
         if group.kind == "paths" and group.size > 1:
             text += f"  ({plural(group.size, 'change')})"
+        if group.kind == "paths":
+            text += style.about_pattern(group.pattern)
         lines.append(text)
     return lines
 
 
-def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> str:
+def format_folded(record: ChangeRecord, groups: list[Group] | None = None, *,
+                  style: TextStyle = PLAIN) -> str:
     """The record as text a person can read: modules changed alike as one brace pattern.
 
     See :mod:`metaplan.fold`; :func:`format_diff` lists every module instead.
@@ -191,11 +200,11 @@ def format_folded(record: ChangeRecord, groups: list[Group] | None = None) -> st
     if top:
         lines.append(_TOP)
         for group in top:
-            lines += [f"  {text}" for text in group_lines(group)]
+            lines += [f"  {text}" for text in group_lines(group, style=style)]
     for group in modules:
         lines.append(printable(group.pattern, pattern=True)
                      + (f"  ({plural(group.size, 'module')})" if group.size > 1 else ""))
-        lines += [f"  {text}" for text in group_lines(group)]
+        lines += [f"  {text}" for text in group_lines(group, style=style)]
     return "\n".join(lines) + "\n"
 
 
@@ -246,8 +255,8 @@ def _value_key(value: Any) -> Any:
     return MISSING if value is MISSING else canonical_bytes(value)
 
 
-def _side(value: Any) -> str:
-    return "(absent)" if value is MISSING else shorten(value, 60)
+def _side(value: Any, style: TextStyle) -> str:
+    return "(absent)" if value is MISSING else style.cut(value, 60)
 
 
 def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
@@ -256,14 +265,15 @@ def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
             if not json_equal(a.get(key, MISSING), b.get(key, MISSING))]
 
 
-def _clash(conflict: Conflict) -> str:
+def _clash(conflict: Conflict, style: TextStyle) -> str:
     """The three values of a conflict; for objects, only the keys where the sides differ."""
     base, ours, theirs = conflict.base, conflict.ours, conflict.theirs
+    show = functools.partial(_side, style=style)
     if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
         old = base if isinstance(base, Mapping) else {}
         keys = _differing(ours, theirs)
-        parts = [f"{key}: base {_side(old.get(key, MISSING))}, ours "
-                 f"{_side(ours.get(key, MISSING))}, theirs {_side(theirs.get(key, MISSING))}"
+        parts = [f"{key}: base {show(old.get(key, MISSING))}, ours "
+                 f"{show(ours.get(key, MISSING))}, theirs {show(theirs.get(key, MISSING))}"
                  for key in keys[:3]]
         more = f"; and {plural(len(keys) - 3, 'more key')}" if len(keys) > 3 else ""
         return "the sides differ at " + "; ".join(parts) + more
@@ -272,12 +282,12 @@ def _clash(conflict: Conflict) -> str:
             other = "theirs" if side == "ours" else "ours"
             keys = _differing(base, kept)
             return (f"{other} removed it; {side} changed " + ", ".join(
-                f"{key} ({_side(base.get(key, MISSING))} -> {_side(kept.get(key, MISSING))})"
+                f"{key} ({show(base.get(key, MISSING))} -> {show(kept.get(key, MISSING))})"
                 for key in keys[:3]) + (f", and {len(keys) - 3} more" if len(keys) > 3 else ""))
-    return f"base {_side(base)}, ours {_side(ours)}, theirs {_side(theirs)}"
+    return f"base {show(base)}, ours {show(ours)}, theirs {show(theirs)}"
 
 
-def format_conflicts(conflicts: Sequence[Conflict]) -> str:
+def format_conflicts(conflicts: Sequence[Conflict], *, style: TextStyle = PLAIN) -> str:
     """Conflicts as text: modules that conflict alike folded into one brace pattern, each
     place with its base, ours and theirs values (for objects, where the sides differ)."""
     groups: dict[tuple[Any, ...], tuple[Conflict, list[str]]] = {}
@@ -296,8 +306,8 @@ def format_conflicts(conflicts: Sequence[Conflict]) -> str:
             place = key_path((path[0], fold(names), *path[2:]), quoted=(1,))
             count = f"  ({plural(len(names), 'module')})" if len(names) > 1 else ""
         else:
-            place, count = format_path(path), ""
-        lines.append(f"  {place}: {_clash(sample)}{count}")
+            place, count = format_path(path), style.about(path)
+        lines.append(f"  {place}: {_clash(sample, style)}{count}")
     return "\n".join(lines) + "\n"
 
 
@@ -316,7 +326,7 @@ def finding_line(finding: Finding, *, note: bool = False) -> str:
     return f"{'note: ' if note else ''}{finding.check}: {finding.place}: {finding.message}{count}"
 
 
-def format_explain(trace: Trace, fqns: Iterable[str]) -> str:
+def format_explain(trace: Trace, fqns: Iterable[str], *, style: TextStyle = PLAIN) -> str:
     """Every change to each module's entry and class, in pipeline order, with its why."""
     lines = []
     for fqn in fqns:
@@ -324,7 +334,7 @@ def format_explain(trace: Trace, fqns: Iterable[str]) -> str:
         lines.append(printable(fqn) if found else f"{printable(fqn)}: no pass changes it")
         for step, (pass_name, change) in enumerate(found, 1):
             _, label = _where(change)
-            lines.append(f"  {step}. {pass_name}: {change_line(change, label)}")
+            lines.append(f"  {step}. {pass_name}: {change_line(change, label, style=style)}")
             lines.append(f"     why: {change.why}")
     return "\n".join(lines) + "\n"
 

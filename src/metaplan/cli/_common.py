@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from metaplan.cli._io import Timer, note, say
 from metaplan.jsonio import read_json
+from metaplan.labels import TextStyle, injection_matches
 from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
 from metaplan.pipeline import Pipeline, Trace
 from metaplan.plan import Plan, load
@@ -34,6 +35,7 @@ __all__ = [
     "print_stats",
     "run_pipeline",
     "settings_of",
+    "text_style",
 ]
 
 
@@ -44,6 +46,11 @@ class Run(NamedTuple):
     pipeline: Pipeline
     trace: Trace
     timer: Timer
+
+
+def text_style(args: argparse.Namespace, *plans: Plan) -> TextStyle:
+    """How text shows values (``--width``) and names the plans' injections (by ``match``)."""
+    return TextStyle(getattr(args, "width", None), injection_matches(*plans))
 
 
 def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:

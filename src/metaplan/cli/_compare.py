@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from metaplan.cli._common import option_of, pipeline_from
+from metaplan.cli._common import option_of, pipeline_from, text_style
 from metaplan.cli._diff import record_text
 from metaplan.cli._io import colour, json_name, note, output
 from metaplan.compare import compare as compare_pipelines
@@ -77,13 +77,14 @@ def compare(args: argparse.Namespace) -> int:
     ending = ("the final plans are the same" if finals.is_noop
               else f"the final plans differ by {plural(len(finals), 'change')}")
     text += f"first difference {where}; {ending}\n"
-    shown = record_text(found.diff, args.format, ("A", "B"), painted=colour(args))
+    style = text_style(args, found.a.final, found.b.final)
+    shown = record_text(found.diff, args.format, ("A", "B"), painted=colour(args), shown=style)
     if args.format != "text":  # the output is for tools: the summary goes to stderr
         print(text, end="", file=sys.stderr)
         output(args, shown)
         return 1
     if not finals.is_noop and found.state < max(len(first), len(second)):
         shown += (f"the final plans (A after {len(first)} passes, B after {len(second)}):\n"
-                  + format_folded(finals)).encode("utf-8", "surrogateescape")
+                  + format_folded(finals, style=style)).encode("utf-8", "surrogateescape")
     output(args, text.encode("utf-8", "surrogateescape") + shown)
     return 1

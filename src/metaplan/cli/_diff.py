@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 
 from metaplan.change import ChangeRecord
+from metaplan.cli._common import text_style
 from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.diff import diff as diff_plans
@@ -16,6 +17,7 @@ from metaplan.fold import fold_changes, group_to_json
 from metaplan.ignore import parse_ignores, split_ignored
 from metaplan.inputs import read_bytes, source_name
 from metaplan.jsonio import dumps_pretty, parse_json
+from metaplan.labels import PLAIN, TextStyle
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.patch import to_json_patch
 from metaplan.plan import load, plan_from_file_data
@@ -28,7 +30,7 @@ __all__ = ["diff", "git_diff", "line_diff", "record_text", "show"]
 
 def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
                 hashes: Sequence[str] | None = None, expand: bool = False, note: str = "",
-                painted: bool = False) -> bytes:
+                painted: bool = False, shown: TextStyle = PLAIN) -> bytes:
     """A record as ``diff`` writes it in ``style``: text (folded, or every module with
     ``expand``), ``groups`` (the folded form as JSON), ``json`` (records) or ``jsonpatch``;
     JSON ends in a newline, as text does."""
@@ -41,7 +43,7 @@ def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
                              "ignored": note or None,
                              "groups": [group_to_json(g) for g in fold_changes(record)]}) + b"\n"
     base, result = hashes if hashes is not None else (record.base, record.result)
-    body = format_diff(record) if expand else format_folded(record)
+    body = format_diff(record, style=shown) if expand else format_folded(record, style=shown)
     if note:
         first, _, rest = body.partition("\n")
         body = f"{first}; {one_line(note)}\n{rest}"
@@ -84,7 +86,7 @@ def diff(args: argparse.Namespace) -> int:
         output(args, page.encode("utf-8"))
         return 0 if record.is_noop else 1
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
-                             note=note, painted=colour(args)))
+                             note=note, painted=colour(args), shown=text_style(args, a, b)))
     return 0 if record.is_noop else 1
 
 
@@ -108,7 +110,8 @@ def _show(args: argparse.Namespace, data: bytes, source: str) -> int:
     if isinstance(raw, dict) and str(raw.get("format", "")).startswith("metaplan.record"):
         records = records_from_json(raw, source=source)
         parts = [record_text(r, "text", (f"{r.pass_name}: before", f"{r.pass_name}: after"),
-                             expand=args.expand, painted=colour(args)) for r in records]
+                             expand=args.expand, painted=colour(args),
+                             shown=text_style(args)) for r in records]
         output(args, b"".join(parts))
         return 0
     output(args, format_flat(plan_from_file_data(raw, source=source)).encode(
@@ -187,5 +190,6 @@ def git_diff(args: argparse.Namespace) -> int:
         return 0
     record = diff_plans(a, b)
     to_stdout(head.encode("utf-8", "surrogateescape")
-              + record_text(record, "text", labels, painted=colour(args)))
+              + record_text(record, "text", labels, painted=colour(args),
+                            shown=text_style(args, a, b)))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from metaplan.braces import fold
-from metaplan.cli._common import print_stats, run_pipeline
+from metaplan.cli._common import print_stats, run_pipeline, text_style
 from metaplan.cli._io import Timer, json_name, note, say_json, to_stdout
 from metaplan.errors import InputError
 from metaplan.patterns import Unmatched, is_glob, match_names
@@ -41,7 +41,7 @@ def explain(args: argparse.Namespace) -> int:
             {"pattern": miss.pattern, "unmatched": list(miss.words),
              "did_you_mean": miss.suggestion} for miss in matches.unmatched]})
     elif run is not None:
-        to_stdout(format_explain(run.trace, fqns))
+        to_stdout(format_explain(run.trace, fqns, style=text_style(args, plan)))
     if run is not None:
         print_stats(args, run)
     for miss in matches.unmatched:

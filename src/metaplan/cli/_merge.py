@@ -13,9 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from metaplan.cli._common import text_style
 from metaplan.cli._io import json_name, note, output, say_json
 from metaplan.cli._sides import load_side, side_name
 from metaplan.errors import InputError
+from metaplan.labels import PLAIN, TextStyle
 from metaplan.merge import Conflict, MergeResult, Resolve, Side
 from metaplan.merge import merge as merge_plans
 from metaplan.outputs import write_many_atomic
@@ -27,7 +29,8 @@ __all__ = ["git_merge", "merge", "mergetool", "print_conflicts"]
 
 
 def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
-                    names: Sequence[str], done: str = "nothing written") -> None:
+                    names: Sequence[str], done: str = "nothing written", *,
+                    style: TextStyle = PLAIN) -> None:
     """Every conflict, naming the place (module FQN and key) and the three values: text on
     stderr (stdout is where a merged plan goes), or with ``--format json`` one JSON object
     on stdout, for tools."""
@@ -35,7 +38,7 @@ def print_conflicts(args: argparse.Namespace, conflicts: Sequence[Conflict],
         say_json({"inputs": [json_name(n) for n in names],
                   "conflicts": [c.to_json() for c in conflicts]})
         return
-    text = format_conflicts(conflicts)
+    text = format_conflicts(conflicts, style=style)
     first, _, rest = text.partition("\n")
     sys.stderr.write(f"metaplan {args.command}: {first}; {done}\n{rest}")
 
@@ -78,7 +81,8 @@ def merge(args: argparse.Namespace) -> int:
         return 1 if merged.conflicts else 0
     if merged.conflicts:
         print_conflicts(args, merged.conflicts, (args.base, args.ours, args.theirs),
-                        "nothing written (--ours or --theirs settles them)")
+                        "nothing written (--ours or --theirs settles them)",
+                        style=text_style(args, base, ours, theirs))
         return 1
     output(args, dumps(merged.plan),
            {args.record: dumps_records([merged.record])} if args.record else None)
@@ -101,7 +105,8 @@ def git_merge(args: argparse.Namespace) -> int:
     merged = merge_plans(base, ours, theirs)
     write_many_atomic({args.current: dumps(merged.plan)})
     if merged.conflicts:
-        first, _, rest = format_conflicts(merged.conflicts).partition("\n")
+        style = text_style(args, base, ours, theirs)
+        first, _, rest = format_conflicts(merged.conflicts, style=style).partition("\n")
         taken = plural(len(merged.record), "change")
         sys.stderr.write(f"metaplan git-merge: {name}: {first}; wrote every clean change of "
                          f"both sides, ours at each conflict ({taken} from theirs); settle "
@@ -116,14 +121,14 @@ def git_merge(args: argparse.Namespace) -> int:
 _CHOICES: dict[str, Side | None] = {"o": "ours", "t": "theirs", "b": "base", "l": None}
 
 
-def _ask(stream: TextIO, total: int) -> Resolve:
+def _ask(stream: TextIO, total: int, style: TextStyle = PLAIN) -> Resolve:
     """A resolver that asks on stderr and reads each answer from ``stream``."""
     asked = 0
 
     def pick(conflict: Conflict) -> Side | None:
         nonlocal asked
         asked += 1
-        text = format_conflicts([conflict]).partition("\n")[2].strip()
+        text = format_conflicts([conflict], style=style).partition("\n")[2].strip()
         sys.stderr.write(f"conflict {asked} of {total}: {text}\n")
         for _ in range(3):
             sys.stderr.write("keep [o]urs, [t]heirs, [b]ase, or [l]eave it? ")
@@ -171,7 +176,7 @@ def mergetool(args: argparse.Namespace) -> int:
     chosen = _side(args)
     resolve: Resolve = chosen
     if chosen is None and partial.conflicts and (args.ask or sys.stdin.isatty()):
-        resolve = _ask(sys.stdin, len(partial.conflicts))
+        resolve = _ask(sys.stdin, len(partial.conflicts), text_style(args, base, ours, theirs))
     settled = (merge_plans(base, ours, theirs, resolve=resolve)
                if resolve is not None and partial.conflicts else partial)
     result = _keep_hand_edits(args, partial.plan, settled)
@@ -181,7 +186,8 @@ def mergetool(args: argparse.Namespace) -> int:
     _settled(args, chosen)
     if settled.conflicts:
         print_conflicts(args, settled.conflicts, (args.base, args.local, args.remote),
-                        f"wrote {name} with ours at each (still unmerged)")
+                        f"wrote {name} with ours at each (still unmerged)",
+                        style=text_style(args, base, ours, theirs))
         return 1
     note(args, f"{name}: merged, every conflict settled")
     return 0

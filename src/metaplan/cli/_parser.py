@@ -157,6 +157,23 @@ def _side_options(sub: argparse.ArgumentParser) -> None:
                            "sides are kept)")
 
 
+def _width(text: str) -> int:
+    try:
+        width = int(text)
+    except ValueError:
+        width = -1
+    if width != 0 and width < 10:
+        raise argparse.ArgumentTypeError(f"expected a whole number of characters, 10 or more "
+                                         f"(0: never cut), got {text!r}")
+    return width
+
+
+def _width_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--width", metavar="N", type=_width,
+                     help="text: cut each value shown at N characters (default 80, 60 for a "
+                          "conflict's sides; 0: never cut)")
+
+
 def _json_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json, for tools")
@@ -255,6 +272,7 @@ def parser() -> argparse.ArgumentParser:
                           "'model.layers.*.mlp', 'model.layers.{3..5}.mlp.experts'; each one "
                           "that matches no module is named on stderr (exit 2)")
     _json_option(sub)
+    _width_option(sub)
 
     sub = commands.add_parser("diff", help="the changes that turn plan A into plan B "
                                            "(exit 1 when they differ)")
@@ -267,6 +285,7 @@ def parser() -> argparse.ArgumentParser:
     _out_option(sub)
     sub.add_argument("--expand", action="store_true",
                      help="text: list every module on its own, not folded")
+    _width_option(sub)
     sub.add_argument("--ignore", metavar="PATH", action="append",
                      help="leave out changes at PATH (field/FQN-glob/key, or a JSON Pointer; a "
                           "glob per step); repeatable")
@@ -286,6 +305,7 @@ def parser() -> argparse.ArgumentParser:
                           "as it is (exit 0), so git diffs its lines")
     sub.add_argument("--expand", action="store_true",
                      help="records: list every module on its own, not folded")
+    _width_option(sub)
     _color_option(sub)
     _out_option(sub)
 
@@ -298,6 +318,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--record", metavar="REC",
                      help="also write the records that turn OURS into the result")
     _side_options(sub)
+    _width_option(sub)
     sub.add_argument("--format", choices=("text", "json", "html"), default="text",
                      help="text (default), json (for tools), or html: write the merge as one "
                           "HTML page (conflicts with base, ours and theirs; the clean changes) "
