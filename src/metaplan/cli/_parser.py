@@ -379,6 +379,7 @@ def parser() -> argparse.ArgumentParser:
     _pipeline_options(sub)
     _pipeline_options(sub, plan=False, prefix="against-")
     _format_option(sub, groups=True)
+    _width_option(sub)
     _color_option(sub)
     _out_option(sub)
 
