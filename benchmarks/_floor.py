@@ -16,7 +16,7 @@ from bisect import bisect_left
 from typing import Any
 
 from metaplan import Change
-from metaplan.rules import InlineRule, SpecRegistry
+from metaplan.core.rules import InlineRule, SpecRegistry
 
 _new = tuple.__new__
 _GONE: Any = object()

@@ -26,8 +26,8 @@ from typing import Any
 
 from _common import load_dict, report, timed
 
-from metaplan.braces import fold
-from metaplan.sequences import edit_script, json_key, merge3
+from metaplan.algorithms.braces import fold
+from metaplan.algorithms.sequences import edit_script, json_key, merge3
 
 
 def _difflib(a: list[Any], b: list[Any]) -> Any:

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import metaplan
-from metaplan.diff import diff
 from metaplan.html import diff_report, run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
-from metaplan.report import format_folded
+from metaplan.versions.diffing import diff
+from metaplan.views.text import format_folded
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 

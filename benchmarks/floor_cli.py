@@ -20,7 +20,7 @@ import orjson
 from _floor import floor_diff, floor_normalize
 
 from metaplan import BUILTIN_SPECS, rules_from_plan, to_json_patch
-from metaplan.change import ChangeRecord
+from metaplan.records.change import ChangeRecord
 
 
 def _load(path: str) -> Any:

@@ -7,8 +7,8 @@ from hypothesis import given
 
 import metaplan
 from conftest import demo_record, make_record
-from metaplan.change import Change
 from metaplan.passes.slim import slim
+from metaplan.records.change import Change
 from metaplan.testing import plans
 
 

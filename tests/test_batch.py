@@ -1,4 +1,4 @@
-"""``metaplan.batch.map_plans`` and ``metaplan batch``: order, dedupe, bad inputs, exits."""
+"""``metaplan.batch.pool.map_plans`` and ``metaplan batch``: order, dedupe, bad inputs, exits."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import pytest
 
 from conftest import DATA, expected_bytes, fixture_path, leftovers, raw_json
 from conftest import metaplan_cli as metaplan
-from metaplan.batch import IN_PROCESS, PlanPaths, content_key, map_plans
+from metaplan.batch.pool import IN_PROCESS, PlanPaths, content_key, map_plans
 
 SMALL = ("deepseek_v3.hf5", "qwen3_moe.hf5", "llama3_8b.hf4")
 

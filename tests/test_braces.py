@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import fixture_path
-from metaplan import braces
-from metaplan.braces import count, expand, fold, group_key, natural_key
+from metaplan.algorithms import braces
+from metaplan.algorithms.braces import count, expand, fold, group_key, natural_key
 
 BASH = shutil.which("bash")
 ODD = "{},\\.$ _-é٣\n\0"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import metaplan
-from metaplan.change import Change, ChangeRecord
 from metaplan.errors import parse_path
+from metaplan.records.change import Change, ChangeRecord
 
 
 @pytest.mark.parametrize(("change", "inverse"), [

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
+from metaplan.checks.invariants import CHECKS
 from metaplan.cli._main import COMMANDS, _command
 from metaplan.cli._parser import CHECK_NAMES, PASS_NAMES, parser
 from metaplan.passes.registry import PASSES
-from metaplan.verify import CHECKS
 
 
 def test_the_help_names_every_pass_and_check_of_the_registries() -> None:
@@ -33,8 +33,8 @@ def test_help_imports_no_pass_and_no_plan_machinery() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    for heavy in ("metaplan.passes", "metaplan.plan", "metaplan.edit", "pyrsistent", "tempfile",
-                  "difflib", "dataclasses", "pathlib"):
+    for heavy in ("metaplan.passes", "metaplan.core.plan", "metaplan.records.edit", "pyrsistent",
+                  "tempfile", "difflib", "dataclasses", "pathlib"):
         assert f"'{heavy}" not in loaded, loaded
 
 

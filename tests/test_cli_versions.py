@@ -21,15 +21,15 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import DATA, fixture_path, metaplan_cli
-from metaplan.braces import natural_key
-from metaplan.diff import diff
-from metaplan.fold import FQN_FIELDS
-from metaplan.ignore import parse_ignores, split_ignored
-from metaplan.plan import Plan
-from metaplan.records import records_from_json
-from metaplan.report import format_flat
+from metaplan.algorithms.braces import natural_key
+from metaplan.core.plan import Plan
+from metaplan.records.codec import records_from_json
 from metaplan.settings import VOLATILE
 from metaplan.testing import plan_pairs, versioned_plan_dicts
+from metaplan.versions.diffing import diff
+from metaplan.versions.folding import FQN_FIELDS
+from metaplan.versions.ignoring import parse_ignores, split_ignored
+from metaplan.views.text import format_flat
 
 HF4, HF5 = fixture_path("deepseek_v3.hf4"), fixture_path("deepseek_v3.hf5")
 SMALL, SMALL_NORMAL = HF5, DATA / "deepseek_v3.hf5.expected.json.gz"

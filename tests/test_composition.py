@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import FIXTURES, expected_bytes, fixture_path, metaplan_cli
-from metaplan.change import Change
+from metaplan.checks.invariants import CHECKS
 from metaplan.cli import main
-from metaplan.edit import Edit
-from metaplan.makers import FunctionPass
 from metaplan.passes.registry import PASSES as REGISTRY
-from metaplan.pipeline import PassResult, pipeline
+from metaplan.pipelines.chaining import PassResult, pipeline
+from metaplan.pipelines.makers import FunctionPass
+from metaplan.records.change import Change
+from metaplan.records.edit import Edit
 from metaplan.testing import (
     bracketings,
     chained,
@@ -27,7 +28,6 @@ from metaplan.testing import (
     plans,
     sound_plan_dicts,
 )
-from metaplan.verify import CHECKS
 
 A = metaplan.strip_ep_sub_boundaries()
 B = metaplan.strip_external_state_boundaries()

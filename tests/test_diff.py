@@ -10,11 +10,11 @@ from hypothesis import given
 from pyrsistent import PVector
 
 import metaplan
-from metaplan.diff import array_changes, changes_between
+from metaplan.algorithms.sequences import Edit, apply_script
+from metaplan.core.plan import Plan
 from metaplan.frozen import MISSING, JSONMap, thaw
-from metaplan.plan import Plan
-from metaplan.sequences import Edit, apply_script
 from metaplan.testing import plan_pairs, plans, spec_registries
+from metaplan.versions.diffing import array_changes, changes_between
 
 
 def test_minus_zero_is_not_zero() -> None:

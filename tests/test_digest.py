@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import metaplan
-from metaplan.digest import digest_all
+from metaplan.core.digest import digest_all
 from metaplan.passes.slim import slim
 from metaplan.testing import plans, spec_registries
 
@@ -42,7 +42,7 @@ def test_odd_json_values_hash_normalize_and_diff(value: Any) -> None:
 def _hashes_in_order(states: list[metaplan.Plan]) -> tuple[list[str], int]:
     """Each state's hash, read in order (each derived from the one before), and how many
     states were hashed from scratch."""
-    with mock.patch("metaplan.plan.digest_all", wraps=digest_all) as full:
+    with mock.patch("metaplan.core.plan.digest_all", wraps=digest_all) as full:
         hashes = [state.content_hash for state in states]
     return hashes, full.call_count
 

@@ -12,9 +12,9 @@ from pyrsistent import PMap, PVector, pmap
 import metaplan
 from conftest import demo_record, make_record
 from metaplan import Change, ConflictError, Edit
-from metaplan.edit import apply_changes, remove_in, set_in
 from metaplan.passes.slim import slim
-from metaplan.records import dumps_records, loads_records
+from metaplan.records.codec import dumps_records, loads_records
+from metaplan.records.edit import apply_changes, remove_in, set_in
 from metaplan.testing import plans
 
 

@@ -8,7 +8,7 @@ import pytest
 from pyrsistent import pvector
 
 import metaplan
-from metaplan.emitter import (
+from metaplan.core.emitter import (
     InjectionConflict,
     Placement,
     array,

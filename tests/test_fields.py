@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 import metaplan
 from conftest import metaplan_cli as run
 from conftest import raw_json
+from metaplan.checks.invariants import CHECKS
 from metaplan.fields import ENTRY_FIELDS, EXPLICIT_EMPTY_KEYS, INJECTION_FIELDS, expected
-from metaplan.merge import merge
 from metaplan.passes.slim import slim
 from metaplan.testing import plan_dicts
-from metaplan.verify import CHECKS
+from metaplan.versions.merging import merge
 
 Raw = dict[str, Any]
 

@@ -28,17 +28,17 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import DATA, fixture_path, metaplan_cli
-from metaplan.braces import expand, natural_key
-from metaplan.change import Change, ChangeRecord
+from metaplan.algorithms.braces import expand, natural_key
 from metaplan.cli._diff import record_text
-from metaplan.diff import changes_between, diff
+from metaplan.core.plan import Plan
 from metaplan.errors import key_path
-from metaplan.fold import FQN_FIELDS, fold_changes, group_to_json
 from metaplan.frozen import thaw
-from metaplan.plan import Plan
-from metaplan.records import dumps_records, loads_records
-from metaplan.report import format_diff, format_folded
+from metaplan.records.change import Change, ChangeRecord
+from metaplan.records.codec import dumps_records, loads_records
 from metaplan.testing import plan_pairs
+from metaplan.versions.diffing import changes_between, diff
+from metaplan.versions.folding import FQN_FIELDS, fold_changes, group_to_json
+from metaplan.views.text import format_diff, format_folded
 
 VERSIONS = {
     "deepseek_v3": ("hf4", "hf5", "hf4.expected", "hf5.expected"),

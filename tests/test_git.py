@@ -20,7 +20,7 @@ import pytest
 
 import metaplan
 from conftest import DATA
-from metaplan.report import format_flat
+from metaplan.views.text import format_flat
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import FIXTURES, SMALL_FIXTURES, expected_bytes, raw_input
-from metaplan.jsonio import dumps_pretty, dumps_pretty_stdlib
+from metaplan.files.jsonio import dumps_pretty, dumps_pretty_stdlib
 
 _UNICODE = st.characters(exclude_categories=["Cs"])  # a lone surrogate is no text: refused
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import metaplan_cli, raw_json
 from metaplan.frozen import canonical_bytes, shorten
-from metaplan.labels import TextStyle, injection_matches
+from metaplan.views.labels import TextStyle, injection_matches
 
 Raw = dict[str, Any]
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(),

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 import metaplan
-from metaplan.edit import Edit
 from metaplan.passes import mark_shared_class_boundaries, non_boundary_classes
 from metaplan.passes.mark_shared import MarkSharedClassBoundaries
+from metaplan.records.edit import Edit
 from metaplan.settings import RUN_INPUT
 
 

@@ -16,13 +16,13 @@ from hypothesis import given
 
 import metaplan
 from conftest import DATA, OLD, metaplan_cli
-from metaplan.diff import diff
-from metaplan.edit import apply_changes
+from metaplan.core.plan import Plan
 from metaplan.frozen import MISSING, json_equal
-from metaplan.merge import SIDES, Conflict, Side, merge, rebase
-from metaplan.plan import Plan
-from metaplan.records import dumps_records, loads_records
+from metaplan.records.codec import dumps_records, loads_records
+from metaplan.records.edit import apply_changes
 from metaplan.testing import PlanVersions, plan_versions, set_versions
+from metaplan.versions.diffing import diff
+from metaplan.versions.merging import SIDES, Conflict, Side, merge, rebase
 
 Plans = tuple[Plan, Plan, Plan]
 

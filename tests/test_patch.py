@@ -20,7 +20,7 @@ def test_json_patch_form(demo_plan: metaplan.Plan) -> None:
 
 
 def test_pointers_escape_tilde_then_slash() -> None:
-    from metaplan.patch import pointer
+    from metaplan.records.patch import pointer
 
     assert pointer(("param_plan", "a/b~c", 0, "~1")) == "/param_plan/a~1b~0c/0/~01"
     assert pointer(("",)) == "/" and pointer(("a", "")) == "/a/"

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metaplan
-from metaplan.edit import Edit, remove_in, set_in
 from metaplan.frozen import MISSING, thaw
-from metaplan.merge import value_at
-from metaplan.patch import pointer
+from metaplan.records.edit import Edit, remove_in, set_in
+from metaplan.records.patch import pointer
 from metaplan.testing import plans
+from metaplan.versions.merging import value_at
 
 Path = tuple[Any, ...]
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metaplan.patterns import MAX_WORDS, match_names
+from metaplan.algorithms.patterns import MAX_WORDS, match_names
 
 NAMES = ("lm_head", "model.layers.0.mlp", "model.layers.1.mlp", "model.layers.1.mlp.experts",
          "model.layers.2.mlp", "model.norm")

@@ -11,9 +11,9 @@ from hypothesis import given
 
 import metaplan
 from conftest import broken_small_plan, fixture_path
-from metaplan.change import Change
-from metaplan.report import format_explain
+from metaplan.records.change import Change
 from metaplan.testing import plans, spec_registries
+from metaplan.views.text import format_explain
 
 SMALL = "deepseek_v3.hf5"
 

@@ -12,7 +12,7 @@ from hypothesis import given
 
 import metaplan
 from conftest import demo_record
-from metaplan.records import loads_records, record_to_json, records_from_json
+from metaplan.records.codec import loads_records, record_to_json, records_from_json
 from metaplan.testing import plans, spec_registries
 
 
@@ -175,7 +175,7 @@ def test_records_files_round_trip_on_disk(tmp_path: Path, demo_plan: metaplan.Pl
 
 
 def test_one_record_or_change_read_directly() -> None:
-    from metaplan.records import change_from_json, record_from_json
+    from metaplan.records.codec import change_from_json, record_from_json
 
     with pytest.raises(metaplan.InputError, match=r"^record: a record is an object, found"):
         record_from_json(3)

@@ -9,7 +9,7 @@ import pytest
 
 import metaplan
 from conftest import fixture_path, metaplan_cli
-from metaplan.report import format_diff, format_explain, format_stats
+from metaplan.views.text import format_diff, format_explain, format_stats
 
 
 def test_text_reports() -> None:

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 import metaplan
-import metaplan.rules
+import metaplan.core.rules
 import metaplan.testing.strategies
 from conftest import DATA, FIXTURES, expected_bytes, fixture_path, raw_input
 from conftest import metaplan_cli as run
-from metaplan.rules import BUILTIN_ALIASES, ModelType, check_pattern, model_key, model_type_of
+from metaplan.core.rules import BUILTIN_ALIASES, ModelType, check_pattern, model_key, model_type_of
 from metaplan.testing import TARGETS
 
 DEEPSEEK = TARGETS[0]
@@ -159,14 +159,14 @@ def test_every_builtin_fixture_and_generated_pattern_is_a_valid_glob(specs_path:
         patterns |= {p for rule in metaplan.rules_from_plan(metaplan.load(fixture_path(name)))
                      for p in rule.match}
     assert "experts.*" in patterns and "experts.[0-1]" in patterns
-    assert [p for p in sorted(patterns) if metaplan.rules.check_pattern(p, "p") != p] == []
+    assert [p for p in sorted(patterns) if metaplan.core.rules.check_pattern(p, "p") != p] == []
 
 
 # rules from a plan: injections, module overrides, options, target forms -----------------
 
 
 def test_injections_and_module_overrides_become_rules() -> None:
-    from metaplan.rules import InlineRule
+    from metaplan.core.rules import InlineRule
 
     plan = {"injections": [
         {"match": ["a.*", "b"], "local_compute_fn": {"target": "t.fn"}, "ep_size": 8,
@@ -280,7 +280,7 @@ def _refused(load: Callable[[Path], object], path: Path, content: Any, message: 
 
 
 def test_a_rules_file_reads_every_field(tmp_path: Path) -> None:
-    from metaplan.rules import InlineRule
+    from metaplan.core.rules import InlineRule
 
     path = tmp_path / "rules.json"
     rule = {"match": "m.*", "local_compute_target": {"_target_": "t"}, "when": {"a": [1]},
@@ -420,7 +420,7 @@ def test_a_class_opened_by_a_bracket_may_hold_one() -> None:
     (3, "spec: a spec is an object, found a number (3)"),
 ])
 def test_a_spec_says_what_is_wrong_and_where(spec: Any, message: str) -> None:
-    from metaplan.rules import spec_from_json
+    from metaplan.core.rules import spec_from_json
 
     with pytest.raises(metaplan.SpecError) as info:
         spec_from_json(spec)
@@ -438,7 +438,7 @@ def test_a_spec_says_what_is_wrong_and_where(spec: Any, message: str) -> None:
                 'string ("")'),
 ])
 def test_aliases_say_what_is_wrong_and_where(aliases: Any, message: str) -> None:
-    from metaplan.rules import aliases_from_json
+    from metaplan.core.rules import aliases_from_json
 
     with pytest.raises(metaplan.SpecError) as info:
         aliases_from_json(aliases)
@@ -447,7 +447,7 @@ def test_aliases_say_what_is_wrong_and_where(aliases: Any, message: str) -> None
 
 
 def test_the_default_places_errors_name() -> None:
-    from metaplan.rules import rule_from_json, rules_from_json, specs_from_json
+    from metaplan.core.rules import rule_from_json, rules_from_json, specs_from_json
 
     with pytest.raises(metaplan.SpecError, match=r'^specs: expected \{"specs": \[\.\.\.\]\}'):
         specs_from_json({})
@@ -470,7 +470,7 @@ def test_the_default_places_errors_name() -> None:
 ])
 def test_checking_a_plans_rules_names_the_file_and_the_item(items: list[Any],
                                                             message: str) -> None:
-    from metaplan.rules import check_plan_rules
+    from metaplan.core.rules import check_plan_rules
 
     with pytest.raises(metaplan.SpecError) as info:
         check_plan_rules("injections", items, "plan.json", start=4)
@@ -481,7 +481,7 @@ def test_checking_a_plans_rules_names_the_file_and_the_item(items: list[Any],
 
 
 def test_an_override_reads_its_target_from_any_of_three_keys() -> None:
-    from metaplan.rules import InlineRule
+    from metaplan.core.rules import InlineRule
 
     overrides = [{"match": "a", "_target_": "t1"}, {"match": "b", "target": {"_target_": "t2"}},
                  {"match": "c", "replace_target": None, "target": "t3"},

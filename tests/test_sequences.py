@@ -14,9 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import fixture_path
-from metaplan import sequences
-from metaplan.errors import ConflictError
-from metaplan.sequences import (
+from metaplan.algorithms import sequences
+from metaplan.algorithms.sequences import (
     Conflict,
     Edit,
     apply_script,
@@ -29,6 +28,7 @@ from metaplan.sequences import (
     merge3_sets,
     to_json_patch,
 )
+from metaplan.errors import ConflictError
 
 ITEMS = st.sampled_from((0, 1, 2, True, False, 1.0, -0.0, 0.0, "1", "a", "b", None, [1],
                          [True], {"a": 1}, {"a": 1.0}, {"a": [1, 2]}))

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import metaplan
-import metaplan.streaming as streaming
+import metaplan.files.streaming as streaming
 from conftest import FIXTURES, raw_input
-from metaplan.jsonio import parse_json
-from metaplan.streaming import parse_plan_text
+from metaplan.files.jsonio import parse_json
+from metaplan.files.streaming import parse_plan_text
 from metaplan.testing import plan_dicts
 
 

@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 
 import metaplan
 from metaplan import SpecRegistry, StrategySpec
-from metaplan.compat import normalize_inline_meta
-from metaplan.edit import Edit
-from metaplan.oracle import reference_normalize
+from metaplan.core.rules import BUILTIN_SPECS, InlineRule
 from metaplan.passes.strip_ep import (
     StripEPSubBoundaries,
     find_ep_targets,
     resolve_model_type,
     strip_ep_sub_boundaries,
 )
-from metaplan.rules import BUILTIN_SPECS, InlineRule
+from metaplan.records.edit import Edit
+from metaplan.seed.compat import normalize_inline_meta
+from metaplan.seed.oracle import reference_normalize
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
 

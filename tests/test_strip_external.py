@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import metaplan
-from metaplan.edit import Edit
 from metaplan.passes import strip_external_state_boundaries
 from metaplan.passes.strip_external import StripExternalStateBoundaries
+from metaplan.records.edit import Edit
 
 
 def test_every_module_of_an_external_class_is_stripped_in_fqn_order() -> None:

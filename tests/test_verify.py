@@ -19,17 +19,8 @@ from hypothesis import given, settings
 import metaplan
 from conftest import DATA, FIXTURES, SMALL_FIXTURES, broken_small_plan, fixture_path, raw_input
 from conftest import metaplan_cli as run
-from metaplan.emitter import is_boundary_entry, parse_placement
-from metaplan.passes.slim import slim
-from metaplan.testing import (
-    TARGETS,
-    VERIFY_CHECKS,
-    ViolatingPlan,
-    sound_plan_dicts,
-    violating_plan_dicts,
-)
-from metaplan.verify import CHECKS as CHECK_FUNCTIONS
-from metaplan.verify import (
+from metaplan.checks.invariants import CHECKS as CHECK_FUNCTIONS
+from metaplan.checks.invariants import (
     DEFAULT_CHECKS,
     NORMAL_FORM_CHECKS,
     NOTE_CHECKS,
@@ -38,6 +29,15 @@ from metaplan.verify import (
     placements,
     sharded_params,
     spec_coverage,
+)
+from metaplan.core.emitter import is_boundary_entry, parse_placement
+from metaplan.passes.slim import slim
+from metaplan.testing import (
+    TARGETS,
+    VERIFY_CHECKS,
+    ViolatingPlan,
+    sound_plan_dicts,
+    violating_plan_dicts,
 )
 
 DEEPSEEK, QWEN, UNKNOWN = TARGETS

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 import metaplan
 from conftest import metaplan_cli as run
 from conftest import raw_json
-from metaplan.braces import expand
-from metaplan.fold import fold_findings
+from metaplan.algorithms.braces import expand
+from metaplan.checks.invariants import Note, Violation
 from metaplan.testing import violating_plan_dicts
-from metaplan.verify import Note, Violation
+from metaplan.versions.folding import fold_findings
 
 Raw = dict[str, Any]
 

@@ -14,8 +14,8 @@ endless).
 
     python tools/mutate.py                                  # every target module
     python tools/mutate.py src/metaplan/passes/strip_ep.py  # one module
-    python tools/mutate.py src/metaplan/rules.py --list     # the mutants, not run
-    python tools/mutate.py src/metaplan/rules.py --line 120 # only those on line 120
+    python tools/mutate.py src/metaplan/core/rules.py --list     # the mutants, not run
+    python tools/mutate.py src/metaplan/core/rules.py --line 120 # only those on line 120
     python tools/mutate.py --jobs 2 --resume                # skip mutants already judged
 
 Results are kept in ``.mutants/<module>.jsonl`` (one line per mutant, keyed

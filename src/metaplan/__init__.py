@@ -21,123 +21,139 @@ Start with :func:`load`, :func:`normalize`, :func:`dump`; see the README for
 the tour, the record format and the CLI.
 """
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+import sys as _sys
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 _EXPORTS = {
-    "BUILTIN_SPECS": "metaplan.rules",
-    "Change": "metaplan.change",
-    "ChangeRecord": "metaplan.change",
-    "ChangesPass": "metaplan.pipeline",
-    "Comparison": "metaplan.compare",
+    "BUILTIN_SPECS": "metaplan.core.rules",
+    "Change": "metaplan.records.change",
+    "ChangeRecord": "metaplan.records.change",
+    "ChangesPass": "metaplan.pipelines.chaining",
+    "Comparison": "metaplan.versions.comparing",
     "ConflictError": "metaplan.errors",
-    "Contract": "metaplan.pipeline",
+    "Contract": "metaplan.pipelines.chaining",
     "ContractError": "metaplan.errors",
-    "Edit": "metaplan.edit",
-    "EditPass": "metaplan.pipeline",
+    "Edit": "metaplan.records.edit",
+    "EditPass": "metaplan.pipelines.chaining",
     "FROM_PLAN": "metaplan.settings",
-    "InlineRule": "metaplan.rules",
+    "InlineRule": "metaplan.core.rules",
     "InputError": "metaplan.errors",
     "JSONMap": "metaplan.frozen",
     "MISSING": "metaplan.frozen",
-    "NormalizeResult": "metaplan.normalize",
-    "Pass": "metaplan.pipeline",
+    "NormalizeResult": "metaplan.passes.normal_form",
+    "Pass": "metaplan.pipelines.chaining",
     "PassError": "metaplan.errors",
-    "PassResult": "metaplan.pipeline",
-    "Pipeline": "metaplan.pipeline",
-    "Plan": "metaplan.plan",
+    "PassResult": "metaplan.pipelines.chaining",
+    "Pipeline": "metaplan.pipelines.chaining",
+    "Plan": "metaplan.core.plan",
     "PlanError": "metaplan.errors",
     "RUN_INPUT": "metaplan.settings",
     "SpecError": "metaplan.errors",
-    "SpecRegistry": "metaplan.rules",
-    "StrategySpec": "metaplan.rules",
-    "Trace": "metaplan.pipeline",
+    "SpecRegistry": "metaplan.core.rules",
+    "StrategySpec": "metaplan.core.rules",
+    "Trace": "metaplan.pipelines.chaining",
     "VerificationError": "metaplan.errors",
-    "Violation": "metaplan.verify",
+    "Violation": "metaplan.checks.invariants",
     "__version__": "metaplan.version",
-    "apply": "metaplan.edit",
-    "apply_changes": "metaplan.edit",
+    "apply": "metaplan.records.edit",
+    "apply_changes": "metaplan.records.edit",
     "build_pipeline": "metaplan.passes.registry",
-    "changes_pass": "metaplan.pipeline",
-    "compare": "metaplan.compare",
-    "compose": "metaplan.algebra",
-    "diff": "metaplan.diff",
-    "dump": "metaplan.plan",
-    "dump_records": "metaplan.records",
-    "dumps": "metaplan.plan",
-    "dumps_records": "metaplan.records",
-    "edit_pass": "metaplan.pipeline",
+    "changes_pass": "metaplan.pipelines.chaining",
+    "compare": "metaplan.versions.comparing",
+    "compose": "metaplan.records.algebra",
+    "diff": "metaplan.versions.diffing",
+    "dump": "metaplan.core.plan",
+    "dump_records": "metaplan.records.codec",
+    "dumps": "metaplan.core.plan",
+    "dumps_records": "metaplan.records.codec",
+    "edit_pass": "metaplan.pipelines.chaining",
+    "fold_changes": "metaplan.versions.folding",
+    "format_folded": "metaplan.views.text",
     "format_passes": "metaplan.passes.registry",
     "freeze": "metaplan.frozen",
-    "invert": "metaplan.algebra",
-    "load": "metaplan.plan",
-    "load_records": "metaplan.records",
-    "load_rules": "metaplan.rules",
-    "load_specs": "metaplan.rules",
-    "loads": "metaplan.plan",
-    "loads_records": "metaplan.records",
+    "invert": "metaplan.records.algebra",
+    "load": "metaplan.core.plan",
+    "load_records": "metaplan.records.codec",
+    "load_rules": "metaplan.core.rules",
+    "load_specs": "metaplan.core.rules",
+    "loads": "metaplan.core.plan",
+    "loads_records": "metaplan.records.codec",
     "mark_shared_class_boundaries": "metaplan.passes",
-    "model_type_of": "metaplan.rules",
-    "normalize": "metaplan.normalize",
-    "normalize_pipeline": "metaplan.normalize",
+    "merge": "metaplan.versions.merging",
+    "model_type_of": "metaplan.core.rules",
+    "normalize": "metaplan.passes.normal_form",
+    "normalize_pipeline": "metaplan.passes.normal_form",
     "parse_passes": "metaplan.passes.registry",
-    "pipeline": "metaplan.pipeline",
-    "remove_in": "metaplan.edit",
-    "replay": "metaplan.pipeline",
-    "rules_from_plan": "metaplan.rules",
-    "run": "metaplan.pipeline",
-    "set_in": "metaplan.edit",
+    "pipeline": "metaplan.pipelines.chaining",
+    "rebase": "metaplan.versions.merging",
+    "remove_in": "metaplan.records.edit",
+    "replay": "metaplan.pipelines.chaining",
+    "rules_from_plan": "metaplan.core.rules",
+    "run": "metaplan.pipelines.chaining",
+    "set_in": "metaplan.records.edit",
     "slim": "metaplan.passes.slim",
     "strip_ep_sub_boundaries": "metaplan.passes",
     "strip_external_state_boundaries": "metaplan.passes",
     "thaw": "metaplan.frozen",
-    "to_json_patch": "metaplan.patch",
-    "verification": "metaplan.verify",
-    "verifier": "metaplan.verify",
-    "verify": "metaplan.verify",
+    "to_json_patch": "metaplan.records.patch",
+    "verification": "metaplan.checks.invariants",
+    "verifier": "metaplan.checks.invariants",
+    "verify": "metaplan.checks.invariants",
 }
 """Public name -> the module that defines it; imported when first used."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     """Import a public name's module when the name is first used (``metaplan --help``
     then pays for the command line only)."""
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'metaplan' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    """The public names (and the module's own dunders), not the helpers it imports."""
+    return sorted({*_EXPORTS, *(name for name in globals() if name.startswith("__"))})
 
 
-class _Package(types.ModuleType):
-    """This package: importing a submodule does not hide the function of the same name.
+class _OldPaths:
+    """Finds 0.3's module paths (``metaplan.diff``, ...), as deprecated aliases made by
+    :mod:`metaplan._moved`. Last on ``sys.meta_path``, it is asked only for a module no
+    file holds, so ``import metaplan`` imports nothing more for it."""
 
-    Importing ``metaplan.diff`` binds the attribute ``diff`` of the package
-    to the module; ``metaplan.diff`` stays the function :func:`diff`.
-    """
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> _Any:
+        if not name.startswith("metaplan."):
+            return None
+        from metaplan._moved import spec_for  # only for an old path
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _EXPORTS:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+        return spec_for(name)
 
 
-if TYPE_CHECKING:
-    from metaplan.algebra import compose, invert
-    from metaplan.change import Change, ChangeRecord
-    from metaplan.compare import Comparison, compare
-    from metaplan.diff import diff
-    from metaplan.edit import Edit, apply, apply_changes, remove_in, set_in
+if _OldPaths not in _sys.meta_path:
+    _sys.meta_path.append(_OldPaths)
+
+
+
+
+if _TYPE_CHECKING:
+    from metaplan.checks.invariants import Violation, verification, verifier, verify
+    from metaplan.core.plan import Plan, dump, dumps, load, loads
+    from metaplan.core.rules import (
+        BUILTIN_SPECS,
+        InlineRule,
+        SpecRegistry,
+        StrategySpec,
+        load_rules,
+        load_specs,
+        model_type_of,
+        rules_from_plan,
+    )
     from metaplan.errors import (
         ConflictError,
         ContractError,
@@ -148,16 +164,15 @@ if TYPE_CHECKING:
         VerificationError,
     )
     from metaplan.frozen import MISSING, JSONMap, freeze, thaw
-    from metaplan.normalize import NormalizeResult, normalize, normalize_pipeline
     from metaplan.passes import (
         mark_shared_class_boundaries,
         strip_ep_sub_boundaries,
         strip_external_state_boundaries,
     )
+    from metaplan.passes.normal_form import NormalizeResult, normalize, normalize_pipeline
     from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
     from metaplan.passes.slim import slim
-    from metaplan.patch import to_json_patch
-    from metaplan.pipeline import (
+    from metaplan.pipelines.chaining import (
         ChangesPass,
         Contract,
         EditPass,
@@ -171,21 +186,18 @@ if TYPE_CHECKING:
         replay,
         run,
     )
-    from metaplan.plan import Plan, dump, dumps, load, loads
-    from metaplan.records import dump_records, dumps_records, load_records, loads_records
-    from metaplan.rules import (
-        BUILTIN_SPECS,
-        InlineRule,
-        SpecRegistry,
-        StrategySpec,
-        load_rules,
-        load_specs,
-        model_type_of,
-        rules_from_plan,
-    )
+    from metaplan.records.algebra import compose, invert
+    from metaplan.records.change import Change, ChangeRecord
+    from metaplan.records.codec import dump_records, dumps_records, load_records, loads_records
+    from metaplan.records.edit import Edit, apply, apply_changes, remove_in, set_in
+    from metaplan.records.patch import to_json_patch
     from metaplan.settings import FROM_PLAN, RUN_INPUT
-    from metaplan.verify import Violation, verification, verifier, verify
     from metaplan.version import __version__
+    from metaplan.versions.comparing import Comparison, compare
+    from metaplan.versions.diffing import diff
+    from metaplan.versions.folding import fold_changes
+    from metaplan.versions.merging import merge, rebase
+    from metaplan.views.text import format_folded
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -230,6 +242,8 @@ __all__ = [
     "dumps",
     "dumps_records",
     "edit_pass",
+    "fold_changes",
+    "format_folded",
     "format_passes",
     "freeze",
     "invert",
@@ -240,11 +254,13 @@ __all__ = [
     "loads",
     "loads_records",
     "mark_shared_class_boundaries",
+    "merge",
     "model_type_of",
     "normalize",
     "normalize_pipeline",
     "parse_passes",
     "pipeline",
+    "rebase",
     "remove_in",
     "replay",
     "rules_from_plan",

@@ -4,7 +4,7 @@ Stdout is JSON Lines, one object per input in input order (``diff``: per
 pair), each with ``path``, ``hash`` (the input's content hash, null when it
 could not be read), ``exit`` (what the single command would have exited)
 and ``result`` (the command's own JSON result) or ``error``. Equal inputs
-are computed once (see :mod:`metaplan.batch`). The summary goes to stderr,
+are computed once (see :mod:`metaplan.batch.pool`). The summary goes to stderr,
 with a progress bar when stderr is a terminal; the batch exits with the
 worst exit. ``--out-dir`` outputs are written together at the end, with the
 rows, or none is (a bad input or Ctrl-C writes nothing).
@@ -26,20 +26,20 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from metaplan.batch import IN_PROCESS, InProcess, PlanPaths, content_key, map_plans
+from metaplan.batch.pool import IN_PROCESS, InProcess, PlanPaths, content_key, map_plans
+from metaplan.checks.invariants import verification
 from metaplan.cli._common import checks_from, pipeline_from, settings_of
 from metaplan.cli._io import json_name, note, one_line
 from metaplan.cli._paths import identity
 from metaplan.cli._verify import verification_json
-from metaplan.diff import diff as diff_plans
+from metaplan.core.plan import dumps, load
 from metaplan.errors import ConflictError, InputError, PassError
+from metaplan.files.inputs import STDIN, input_size_limit
+from metaplan.files.outputs import write_many_atomic, write_stdout
 from metaplan.frozen import orjson_default, thaw
-from metaplan.inputs import STDIN, input_size_limit
-from metaplan.outputs import write_many_atomic, write_stdout
 from metaplan.passes.registry import build_pipeline, parse_passes
-from metaplan.plan import dumps, load
-from metaplan.records import records_to_json
-from metaplan.verify import verification
+from metaplan.records.codec import records_to_json
+from metaplan.versions.diffing import diff as diff_plans
 
 __all__ = ["BATCH_COMMANDS", "Outcome", "batch", "expand_plans"]
 

@@ -11,13 +11,13 @@ import json
 import re
 from typing import Any
 
+from metaplan.checks.invariants import verifier
 from metaplan.cli._common import Settings, checks_from, print_stats, run_pipeline, settings_of
 from metaplan.cli._io import json_name, say_json, to_stdout
+from metaplan.core.plan import Plan, load
 from metaplan.errors import InputError, parse_path
+from metaplan.files.jsonio import parse_json
 from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
-from metaplan.jsonio import parse_json
-from metaplan.plan import Plan, load
-from metaplan.verify import verifier
 
 __all__ = ["bisect", "json_value"]
 

@@ -7,13 +7,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from metaplan.checks.invariants import parse_checks, verifier
 from metaplan.cli._io import Timer, note, say
-from metaplan.jsonio import read_json
-from metaplan.labels import TextStyle, injection_matches
-from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
-from metaplan.pipeline import Pipeline, Trace
-from metaplan.plan import Plan, load
-from metaplan.rules import (
+from metaplan.core.plan import Plan, load
+from metaplan.core.rules import (
     BUILTIN_SPECS,
     InlineRule,
     ModelType,
@@ -22,8 +19,11 @@ from metaplan.rules import (
     load_specs,
     model_type_of,
 )
+from metaplan.files.jsonio import read_json
+from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
+from metaplan.pipelines.chaining import Pipeline, Trace
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
-from metaplan.verify import parse_checks, verifier
+from metaplan.views.labels import TextStyle, injection_matches
 
 __all__ = [
     "Run",
@@ -143,7 +143,7 @@ def run_pipeline(args: argparse.Namespace, plan: Plan | None = None,
 def print_stats(args: argparse.Namespace, run: Run) -> None:
     """The ``--stats`` table on stderr, when asked for."""
     if getattr(args, "stats", False):
-        from metaplan.report import format_stats  # the text layer: only when asked for
+        from metaplan.views.text import format_stats  # the text layer: only when asked for
 
         sys.stderr.write(format_stats(run.trace, run.timer.steps)
                          + model_type_line(args, run.plan) + "\n")

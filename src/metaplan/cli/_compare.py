@@ -9,13 +9,13 @@ from typing import Any
 from metaplan.cli._common import option_of, pipeline_from, text_style
 from metaplan.cli._diff import record_text
 from metaplan.cli._io import colour, json_name, note, output
-from metaplan.compare import compare as compare_pipelines
-from metaplan.diff import diff
-from metaplan.jsonio import dumps_pretty
+from metaplan.core.plan import load
+from metaplan.files.jsonio import dumps_pretty
 from metaplan.passes.registry import parse_passes
-from metaplan.plan import load
-from metaplan.records import records_to_json
-from metaplan.report import format_folded, plural
+from metaplan.records.codec import records_to_json
+from metaplan.versions.comparing import compare as compare_pipelines
+from metaplan.versions.diffing import diff
+from metaplan.views.text import format_folded, plural
 
 __all__ = ["compare"]
 

@@ -7,23 +7,23 @@ import difflib
 import os
 from collections.abc import Sequence
 
-from metaplan.change import ChangeRecord
 from metaplan.cli._common import text_style
 from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
-from metaplan.diff import diff as diff_plans
+from metaplan.core.plan import load, plan_from_file_data
 from metaplan.errors import InputError
-from metaplan.fold import fold_changes, group_to_json
-from metaplan.ignore import parse_ignores, split_ignored
-from metaplan.inputs import read_bytes, source_name
-from metaplan.jsonio import dumps_pretty, parse_json
-from metaplan.labels import PLAIN, TextStyle
+from metaplan.files.inputs import read_bytes, source_name
+from metaplan.files.jsonio import dumps_pretty, parse_json
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
-from metaplan.patch import to_json_patch
-from metaplan.plan import load, plan_from_file_data
-from metaplan.records import dumps_records, records_from_json
-from metaplan.report import format_diff, format_flat, format_folded, plural
+from metaplan.records.change import ChangeRecord
+from metaplan.records.codec import dumps_records, records_from_json
+from metaplan.records.patch import to_json_patch
 from metaplan.settings import VOLATILE
+from metaplan.versions.diffing import diff as diff_plans
+from metaplan.versions.folding import fold_changes, group_to_json
+from metaplan.versions.ignoring import parse_ignores, split_ignored
+from metaplan.views.labels import PLAIN, TextStyle
+from metaplan.views.text import format_diff, format_flat, format_folded, plural
 
 __all__ = ["diff", "git_diff", "line_diff", "record_text", "show"]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from metaplan.braces import fold
+from metaplan.algorithms.braces import fold
+from metaplan.algorithms.patterns import Unmatched, is_glob, match_names
 from metaplan.cli._common import print_stats, run_pipeline, text_style
 from metaplan.cli._io import Timer, json_name, note, say_json, to_stdout
+from metaplan.core.plan import load
 from metaplan.errors import InputError
-from metaplan.patterns import Unmatched, is_glob, match_names
-from metaplan.plan import load
-from metaplan.report import format_explain
+from metaplan.views.text import format_explain
 
 __all__ = ["explain"]
 

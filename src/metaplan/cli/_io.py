@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from metaplan.errors import InputError
-from metaplan.outputs import write_many_atomic, write_stdout
+from metaplan.files.outputs import write_many_atomic, write_stdout
 
 __all__ = [
     "MESSAGE_LIMIT",
@@ -100,7 +100,7 @@ def to_stdout(text: bytes | str) -> None:
 
 def say_json(value: Any) -> None:
     """A JSON report on stdout, two-space indented with sorted keys, ending in a newline."""
-    from metaplan.jsonio import dumps_pretty
+    from metaplan.files.jsonio import dumps_pretty
 
     to_stdout(dumps_pretty(value) + b"\n")
 
@@ -113,7 +113,7 @@ def say(*lines: str) -> None:
 def output(args: argparse.Namespace, text: bytes, also: dict[str, bytes] | None = None) -> None:
     """Write ``text`` to ``-o``, with ``also`` in the same commit; ``-`` (or no ``-o``) is stdout.
 
-    Every output lands, or no file changes (see :mod:`metaplan.outputs`).
+    Every output lands, or no file changes (see :mod:`metaplan.files.outputs`).
     """
     files: dict[str, bytes] = {}
     stdout: bytes | None = None

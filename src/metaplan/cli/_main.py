@@ -26,7 +26,7 @@ from metaplan.errors import (
     PassError,
     VerificationError,
 )
-from metaplan.inputs import describe_size, input_size_limit, max_input_size
+from metaplan.files.inputs import describe_size, input_size_limit, max_input_size
 
 __all__ = ["COMMANDS", "console", "main"]
 

@@ -16,14 +16,14 @@ from typing import TextIO
 from metaplan.cli._common import text_style
 from metaplan.cli._io import json_name, note, output, say_json
 from metaplan.cli._sides import load_side, side_name
+from metaplan.core.plan import Plan, dumps, load
 from metaplan.errors import InputError
-from metaplan.labels import PLAIN, TextStyle
-from metaplan.merge import Conflict, MergeResult, Resolve, Side
-from metaplan.merge import merge as merge_plans
-from metaplan.outputs import write_many_atomic
-from metaplan.plan import Plan, dumps, load
-from metaplan.records import dumps_records
-from metaplan.report import format_conflicts, plural
+from metaplan.files.outputs import write_many_atomic
+from metaplan.records.codec import dumps_records
+from metaplan.versions.merging import Conflict, MergeResult, Resolve, Side
+from metaplan.versions.merging import merge as merge_plans
+from metaplan.views.labels import PLAIN, TextStyle
+from metaplan.views.text import format_conflicts, plural
 
 __all__ = ["git_merge", "merge", "mergetool", "print_conflicts"]
 

@@ -6,8 +6,8 @@ import argparse
 
 from metaplan.cli._common import print_stats, run_pipeline
 from metaplan.cli._io import json_name, note, output
-from metaplan.plan import dumps
-from metaplan.records import dumps_records
+from metaplan.core.plan import dumps
+from metaplan.records.codec import dumps_records
 
 __all__ = ["normalize"]
 

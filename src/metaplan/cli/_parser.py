@@ -14,7 +14,12 @@ from typing import NoReturn
 
 from metaplan.cli._io import one_line
 from metaplan.errors import InputError
-from metaplan.inputs import DEFAULT_MAX_INPUT_SIZE, ENV_MAX_INPUT_SIZE, describe_size, parse_size
+from metaplan.files.inputs import (
+    DEFAULT_MAX_INPUT_SIZE,
+    ENV_MAX_INPUT_SIZE,
+    describe_size,
+    parse_size,
+)
 from metaplan.settings import VOLATILE
 from metaplan.version import __version__
 
@@ -27,7 +32,7 @@ PASS_NAMES = ("strip-ep-sub-boundaries", "strip-external-state-boundaries",
 CHECK_NAMES = ("entry-object", "boundary-class", "class-key", "single-contract",
                "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
                "placement", "schema", "boundary-reading", "external-state", "shared-class")
-"""``metaplan.verify.CHECKS``, in its order."""
+"""``metaplan.checks.invariants.CHECKS``, in its order."""
 
 PASS_LIST = ", ".join(PASS_NAMES)
 

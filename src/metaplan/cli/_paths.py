@@ -3,7 +3,7 @@
 An output may not be one of the command's inputs (the same path, or the
 same file through a link or a hard link: compared by device and inode),
 standard input can be read once, standard output can take one output, and
-each output path must be writable (:func:`~metaplan.outputs.check_output`).
+each output path must be writable (:func:`~metaplan.files.outputs.check_output`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import stat
 from collections.abc import Iterator
 
 from metaplan.errors import InputError
-from metaplan.inputs import STDIN
-from metaplan.outputs import check_output
+from metaplan.files.inputs import STDIN
+from metaplan.files.outputs import check_output
 
 __all__ = ["check_paths", "identity", "inputs_of", "outputs_of"]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from metaplan.algebra import invert as inverted
 from metaplan.cli._io import output
 from metaplan.cli._merge import print_conflicts
-from metaplan.merge import rebase
-from metaplan.pipeline import replay as replayed
-from metaplan.plan import dumps, load
-from metaplan.records import dumps_records, load_records
+from metaplan.core.plan import dumps, load
+from metaplan.pipelines.chaining import replay as replayed
+from metaplan.records.algebra import invert as inverted
+from metaplan.records.codec import dumps_records, load_records
+from metaplan.versions.merging import rebase
 
 __all__ = ["invert", "replay"]
 

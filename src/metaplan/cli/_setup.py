@@ -9,7 +9,7 @@ from pathlib import Path
 
 from metaplan.cli._io import say
 from metaplan.errors import InputError
-from metaplan.outputs import write_many_atomic
+from metaplan.files.outputs import write_many_atomic
 
 __all__ = ["CONFIG", "attributes_line", "git_setup"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
+from metaplan.core.plan import Plan, loads
 from metaplan.errors import InputError
-from metaplan.inputs import read_bytes, source_name
-from metaplan.plan import Plan, loads
+from metaplan.files.inputs import read_bytes, source_name
 
 __all__ = ["load_side", "plan_of", "read_side", "side_name"]
 

@@ -25,11 +25,11 @@ from typing import Any
 from metaplan.cli._common import print_stats, run_pipeline
 from metaplan.cli._io import json_name
 from metaplan.cli._paths import identity, inputs_of
+from metaplan.core.plan import dumps
 from metaplan.errors import InputError
-from metaplan.jsonio import dumps_pretty
-from metaplan.outputs import TEMP_PREFIX, TEMP_SUFFIX, write_many_atomic
-from metaplan.plan import dumps
-from metaplan.records import dumps_records
+from metaplan.files.jsonio import dumps_pretty
+from metaplan.files.outputs import TEMP_PREFIX, TEMP_SUFFIX, write_many_atomic
+from metaplan.records.codec import dumps_records
 
 try:
     import fcntl

@@ -7,13 +7,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from metaplan.checks.invariants import CHECKS, Note, Verification, Violation, verification
 from metaplan.cli._common import checks_from, settings_of
 from metaplan.cli._io import json_name, say, say_json, to_stdout
+from metaplan.core.plan import load
 from metaplan.errors import InputError
-from metaplan.fold import fold_findings
-from metaplan.plan import load
-from metaplan.report import finding_line
-from metaplan.verify import CHECKS, Note, Verification, Violation, verification
+from metaplan.versions.folding import fold_findings
+from metaplan.views.text import finding_line
 
 __all__ = ["hash_plans", "verification_json", "verify"]
 

@@ -1,6 +1,6 @@
 """The verify and merge reports: violations and conflicts folded, modules alike as one
 brace pattern (each a ``<details>``, as the diff's groups are; the findings folded by
-:func:`metaplan.fold.fold_findings`)."""
+:func:`metaplan.versions.folding.fold_findings`)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import json
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from metaplan.braces import fold, natural_key
+from metaplan.algorithms.braces import fold, natural_key
+from metaplan.checks.invariants import Verification
 from metaplan.errors import format_path, key_path
-from metaplan.fold import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
 from metaplan.frozen import MISSING, shorten, thaw
 from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget
 from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, name_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
-from metaplan.merge import Conflict, MergeResult
-from metaplan.report import plural
-from metaplan.verify import Verification
+from metaplan.versions.folding import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
+from metaplan.versions.merging import Conflict, MergeResult
+from metaplan.views.text import plural
 
 __all__ = ["fold_conflicts", "merge_report", "verify_report"]
 

@@ -9,7 +9,7 @@ non-ASCII character as a ``\\u`` escape. Its keys:
   and ``summary``: the page's heading and first line;
 - ``sections``: ``[{"id", "title", "groups": [GROUP-ID, ...]}]`` in page order;
 - ``groups``: ``{GROUP-ID: GROUP}``, each as ``--format groups`` writes a
-  group (:func:`metaplan.fold.group_to_json`: ``modules`` or ``paths`` or
+  group (:func:`metaplan.versions.folding.group_to_json`: ``modules`` or ``paths`` or
   ``items``, ``count``, ``changes``) plus ``members`` (every module or item
   name, in order; absent past the report's size budget, with
   ``members_omitted``: how many) and, where the report has them, ``why``

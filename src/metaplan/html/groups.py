@@ -2,8 +2,8 @@
 the count and the change; the members compactly (one brace pattern per prefix), up to
 a budget, then "N more".
 
-The groups are :func:`metaplan.fold.fold_changes`'s, the lines the text
-diff's (:func:`metaplan.report.group_lines`): the HTML report and the text
+The groups are :func:`metaplan.versions.folding.fold_changes`'s, the lines the text
+diff's (:func:`metaplan.views.text.group_lines`): the HTML report and the text
 report show the same groups.
 """
 
@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metaplan.braces import fold, natural_key
-from metaplan.change import Change, ChangeRecord
-from metaplan.fold import FQN_FIELDS, Group, Values, group_to_json
+from metaplan.algorithms.braces import fold, natural_key
 from metaplan.frozen import shorten
 from metaplan.html.markup import IdMaker, name_text, text
-from metaplan.report import group_lines, plural
+from metaplan.records.change import Change, ChangeRecord
+from metaplan.versions.folding import FQN_FIELDS, Group, Values, group_to_json
+from metaplan.views.text import group_lines, plural
 
 __all__ = ["MEMBER_ROWS", "Budget", "changes_by_module", "group_html", "member_rows",
            "render_groups", "summary_html"]

@@ -1,9 +1,9 @@
 """Per-module histories of a run: every pass that touched a module, old -> new, and why;
 modules with the same history folded into one brace pattern.
 
->>> from metaplan.change import Change, ChangeRecord
->>> from metaplan.trace import Trace
->>> from metaplan.plan import Plan
+>>> from metaplan.records.change import Change, ChangeRecord
+>>> from metaplan.pipelines.trace import Trace
+>>> from metaplan.core.plan import Plan
 >>> plan = Plan.from_json({"param_plan": {}})
 >>> record = ChangeRecord("strip", plan, plan, [
 ...     Change("set", ("param_plan", f"m.{i}", "is_boundary"), True, False, f"rule {i}")
@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import NamedTuple
 
-from metaplan.braces import fold, natural_key
-from metaplan.change import Change
+from metaplan.algorithms.braces import fold, natural_key
 from metaplan.errors import key_path
-from metaplan.fold import FQN_FIELDS, value_key
-from metaplan.report import change_line
-from metaplan.trace import Trace
+from metaplan.pipelines.trace import Trace
+from metaplan.records.change import Change
+from metaplan.versions.folding import FQN_FIELDS, value_key
+from metaplan.views.text import change_line
 
 __all__ = ["History", "Step", "history_groups"]
 

@@ -3,7 +3,7 @@
 Module names can hold anything (``<``, ``&``, quotes, non-ASCII, control
 characters), so text is escaped for element content and attributes alike,
 and a name a terminal would act on is shown as a JSON string
-(:func:`metaplan.report.printable`). Ids come from content, so a report
+(:func:`metaplan.views.text.printable`). Ids come from content, so a report
 rendered twice is the same bytes.
 
 >>> text('a<b & "c"')
@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import html
 
-from metaplan.report import printable
+from metaplan.views.text import printable
 
 __all__ = ["IdMaker", "content_id", "element", "name_text", "text"]
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from metaplan.braces import fold, natural_key
-from metaplan.change import ChangeRecord
-from metaplan.fold import Group, fold_changes, fold_findings, group_to_json
+from metaplan.algorithms.braces import fold, natural_key
+from metaplan.checks.invariants import Verification
+from metaplan.core.plan import Plan
 from metaplan.html.checks import fold_conflicts
 from metaplan.html.groups import summary_html
 from metaplan.html.layout import html_fragment
 from metaplan.html.markup import name_text, text
 from metaplan.html.runs import verify_status
-from metaplan.merge import MergeResult
-from metaplan.plan import Plan
-from metaplan.report import (
+from metaplan.pipelines.trace import Trace
+from metaplan.records.change import ChangeRecord
+from metaplan.versions.folding import Group, fold_changes, fold_findings, group_to_json
+from metaplan.versions.merging import MergeResult
+from metaplan.views.text import (
     finding_line,
     format_conflicts,
     format_folded,
@@ -29,8 +31,6 @@ from metaplan.report import (
     plural,
     printable,
 )
-from metaplan.trace import Trace
-from metaplan.verify import Verification
 
 __all__ = ["PlanGroup", "mimebundle", "plan_groups"]
 

@@ -11,16 +11,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from metaplan.change import ChangeRecord
-from metaplan.fold import Group, fold_changes
+from metaplan.core.plan import Plan
 from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget, render_groups
 from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, element, name_text, text
 from metaplan.html.svg import picture_html
-from metaplan.plan import Plan
-from metaplan.records import dumps_records
-from metaplan.report import format_folded
+from metaplan.records.change import ChangeRecord
+from metaplan.records.codec import dumps_records
+from metaplan.versions.folding import Group, fold_changes
+from metaplan.views.text import format_folded
 
 __all__ = ["MEMBER_BUDGET", "RECORD_LIMIT", "diff_report", "records_data", "section_html",
            "sections_html"]

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from metaplan.change import Change
-from metaplan.fold import FQN_FIELDS, fold_changes
+from metaplan.checks.invariants import Verification, verification
+from metaplan.core.plan import Plan
 from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget
 from metaplan.html.history import History, history_groups
@@ -20,10 +20,10 @@ from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, element, name_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
 from metaplan.html.svg import picture_html
-from metaplan.plan import Plan
-from metaplan.report import plural
-from metaplan.trace import Trace
-from metaplan.verify import Verification, verification
+from metaplan.pipelines.trace import Trace
+from metaplan.records.change import Change
+from metaplan.versions.folding import FQN_FIELDS, fold_changes
+from metaplan.views.text import plural
 
 __all__ = ["history_html", "run_report", "verify_status"]
 
@@ -126,7 +126,7 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
                check: Checker | None = verification, seconds: bool = True) -> str:
     """The run as one HTML page: passes, their folded changes, module histories, a picture.
 
-    ``check`` verifies each state (default: :func:`metaplan.verify.verification`'s
+    ``check`` verifies each state (default: :func:`metaplan.checks.invariants.verification`'s
     default checks; ``None``: no column); ``seconds=False`` leaves the times out, so
     two runs give the same bytes.
     """

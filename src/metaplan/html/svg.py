@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from metaplan.braces import natural_key
-from metaplan.change import Change
-from metaplan.fold import FQN_FIELDS
+from metaplan.algorithms.braces import natural_key
+from metaplan.core.plan import Plan
 from metaplan.html.markup import text
-from metaplan.plan import Plan
-from metaplan.report import plural
+from metaplan.records.change import Change
+from metaplan.versions.folding import FQN_FIELDS
+from metaplan.views.text import plural
 
 __all__ = ["COLOURS", "STATES", "Cell", "grid_cells", "module_states", "picture_html"]
 

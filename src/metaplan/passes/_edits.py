@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from metaplan.edit import Edit
 from metaplan.frozen import MISSING, JSONMap
+from metaplan.records.edit import Edit
 
 __all__ = ["unboundary"]
 

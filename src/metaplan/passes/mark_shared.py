@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from metaplan.edit import Edit
+from metaplan.core.plan import Plan
 from metaplan.frozen import JSONMap
-from metaplan.makers import EditPass, keeping
-from metaplan.plan import Plan
+from metaplan.pipelines.makers import EditPass, keeping
+from metaplan.pipelines.steps import Contract
+from metaplan.records.edit import Edit
 from metaplan.settings import RUN_INPUT, FromRun
-from metaplan.steps import Contract
 
 __all__ = ["MarkSharedClassBoundaries", "mark_shared_class_boundaries", "non_boundary_classes"]
 

@@ -27,7 +27,7 @@ boundaries disagree on their contract, or whose injections conflict, or
 with a placement that does not parse, is left as it is too (upstream
 refuses to emit it; ``metaplan verify`` says why).
 
->>> from metaplan.plan import Plan
+>>> from metaplan.core.plan import Plan
 >>> plan = Plan.from_json({"mesh_dim_names": ["tp"], "param_plan": {
 ...     "norm": {"is_boundary": True, "in_src": {"x": {"tp": "R"}}, "in_dst": {"x": {"tp": "R"}},
 ...              "params": {"weight": {"tp": "R", "ep": "R"}}, "region_dispatch": False}},
@@ -41,18 +41,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metaplan.change import Change
-from metaplan.emitter import (
+from metaplan.core.emitter import (
     PLACEMENT_FIELDS,
     Placement,
     boundaries_by_class,
     injection_index,
     parse_placement,
 )
+from metaplan.core.plan import Plan
 from metaplan.frozen import canonical_bytes
-from metaplan.makers import changes_pass, keeping
-from metaplan.pipeline import Pass
-from metaplan.plan import Plan
+from metaplan.pipelines.chaining import Pass
+from metaplan.pipelines.makers import changes_pass, keeping
+from metaplan.records.change import Change
 
 __all__ = [
     "BOUNDARY_FIELDS",

@@ -26,11 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from metaplan.edit import Edit
-from metaplan.makers import EditPass, keeping
-from metaplan.passes._edits import unboundary
-from metaplan.plan import Plan
-from metaplan.rules import (
+from metaplan.core.plan import Plan
+from metaplan.core.rules import (
     BUILTIN_SPECS,
     InlineRule,
     SpecRegistry,
@@ -38,8 +35,11 @@ from metaplan.rules import (
     model_type_of,
     rules_from_plan,
 )
+from metaplan.passes._edits import unboundary
+from metaplan.pipelines.makers import EditPass, keeping
+from metaplan.pipelines.steps import Contract
+from metaplan.records.edit import Edit
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
-from metaplan.steps import Contract
 
 __all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model_type",
            "strip_ep_sub_boundaries"]
@@ -56,7 +56,7 @@ def _matcher(pattern: str) -> Callable[[str], Any]:
 
 def resolve_model_type(setting: ModelTypeSetting, plan: Plan) -> str | None:
     """The model type a setting names: the plan's own for :data:`FROM_PLAN`, read as
-    upstream reads it (:func:`~metaplan.rules.model_type_of`)."""
+    upstream reads it (:func:`~metaplan.core.rules.model_type_of`)."""
     return model_type_of(plan).value if setting is FROM_PLAN else setting
 
 

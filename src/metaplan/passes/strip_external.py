@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from metaplan.edit import Edit
-from metaplan.makers import EditPass, keeping
 from metaplan.passes._edits import unboundary
-from metaplan.steps import Contract
+from metaplan.pipelines.makers import EditPass, keeping
+from metaplan.pipelines.steps import Contract
+from metaplan.records.edit import Edit
 
 __all__ = ["StripExternalStateBoundaries", "strip_external_state_boundaries"]
 

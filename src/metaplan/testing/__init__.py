@@ -2,7 +2,7 @@
 
 Needs the ``test`` extra (hypothesis). The strategies and law checkers are
 in :mod:`metaplan.testing.strategies` (the composition laws in
-:mod:`metaplan.composing`), the stateful test
+:mod:`metaplan.testing.composing`), the stateful test
 :class:`PlanMachine` in :mod:`metaplan.testing.machine` (its random edits in
 :mod:`metaplan.testing.random_edits`); this package re-exports them. Use them for
 your own passes::
@@ -15,7 +15,7 @@ your own passes::
         check_pass_laws(my_pass, plan)
 """
 
-from metaplan.composing import bracketings, chained, check_composition_laws
+from metaplan.testing.composing import bracketings, chained, check_composition_laws
 from metaplan.testing.machine import PlanMachine, State
 from metaplan.testing.strategies import (
     CLASSES,

@@ -6,7 +6,7 @@ records from its root), grows as rules run a built-in pass, a random edit,
 ``compose``, ``invert``, replay, ``diff`` + ``apply``, a JSON round trip
 and a three-way ``merge``; each rule draws *any* earlier state, so old
 versions keep being used. The model is an independent oracle: the seed
-transcribed (:mod:`metaplan.oracle`) for the built-in stages, the drawn
+transcribed (:mod:`metaplan.seed.oracle`) for the built-in stages, the drawn
 edit made by hand on dicts for a random edit, and otherwise the record's
 changes made by hand on dicts (checking each old value). After every step,
 for every state ever made: its plan's bytes are what they were when it was
@@ -57,18 +57,16 @@ from hypothesis.stateful import (
     rule,
 )
 
-from metaplan.algebra import compose, invert
-from metaplan.change import ChangeRecord
-from metaplan.diff import diff
-from metaplan.edit import apply
-from metaplan.merge import merge
-from metaplan.normalize import normalize_pipeline
-from metaplan.oracle import reference_normalize, reference_stage
+from metaplan.core.plan import Plan, dumps, loads
+from metaplan.core.rules import rules_from_plan
+from metaplan.passes.normal_form import normalize_pipeline
 from metaplan.passes.slim import slim
-from metaplan.pipeline import Pass, pipeline, replay
-from metaplan.plan import Plan, dumps, loads
-from metaplan.records import dumps_records, loads_records
-from metaplan.rules import rules_from_plan
+from metaplan.pipelines.chaining import Pass, pipeline, replay
+from metaplan.records.algebra import compose, invert
+from metaplan.records.change import ChangeRecord
+from metaplan.records.codec import dumps_records, loads_records
+from metaplan.records.edit import apply
+from metaplan.seed.oracle import reference_normalize, reference_stage
 from metaplan.testing.random_edits import (
     RECIPES,
     Step,
@@ -79,6 +77,8 @@ from metaplan.testing.random_edits import (
     steps_pass,
 )
 from metaplan.testing.strategies import law, plan_dicts
+from metaplan.versions.diffing import diff
+from metaplan.versions.merging import merge
 
 __all__ = ["BUILTIN_PASSES", "PlanMachine", "State", "model_bytes"]
 
@@ -93,7 +93,7 @@ _ROOTS = plan_dicts(odd_flags=False, max_layers=2)
 
 
 def model_bytes(model: dict[str, Any]) -> bytes:
-    """A model's JSON as :func:`~metaplan.plan.dumps` writes a plan."""
+    """A model's JSON as :func:`~metaplan.core.plan.dumps` writes a plan."""
     return json.dumps(model, indent=2, sort_keys=True).encode()
 
 

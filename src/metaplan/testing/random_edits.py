@@ -10,7 +10,7 @@ its old value, so a record can be compared with what a model says.
 >>> steps = resolve(model, [("set", 0, "is_boundary", 1)])
 >>> steps
 (Step(op='set', path=('param_plan', 'm', 'is_boundary'), value=False),)
->>> from metaplan.plan import Plan
+>>> from metaplan.core.plan import Plan
 >>> plan = steps_pass(steps)(Plan.from_json(model)).plan
 >>> for step in steps:
 ...     apply_step(model, step)
@@ -27,10 +27,10 @@ from typing import Any, NamedTuple
 
 from hypothesis import strategies as st
 
-from metaplan.change import Change, Path
-from metaplan.edit import Edit
 from metaplan.frozen import MISSING, thaw
-from metaplan.pipeline import Pass, edit_pass
+from metaplan.pipelines.chaining import Pass, edit_pass
+from metaplan.records.change import Change, Path
+from metaplan.records.edit import Edit
 from metaplan.testing.strategies import CLASSES
 
 __all__ = ["RECIPES", "Step", "apply_change", "apply_step", "resolve", "scope", "steps_pass"]

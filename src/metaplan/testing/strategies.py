@@ -27,14 +27,14 @@ from typing import Any, NamedTuple
 
 from hypothesis import strategies as st
 
-from metaplan.algebra import invert
-from metaplan.braces import group_key
-from metaplan.edit import apply
+from metaplan.algorithms.braces import group_key
+from metaplan.core.plan import Plan, dumps
+from metaplan.core.rules import InlineRule, SpecRegistry, StrategySpec
 from metaplan.errors import format_path
-from metaplan.pipeline import Pass, replay
-from metaplan.plan import Plan, dumps
-from metaplan.records import dumps_records, loads_records
-from metaplan.rules import InlineRule, SpecRegistry, StrategySpec
+from metaplan.pipelines.chaining import Pass, replay
+from metaplan.records.algebra import invert
+from metaplan.records.codec import dumps_records, loads_records
+from metaplan.records.edit import apply
 
 __all__ = [
     "CLASSES",
@@ -154,7 +154,7 @@ def plan_dicts(draw: st.DrawFn, *, odd_flags: bool = True, max_layers: int = 5
     """A plain-dict ``codegen_meta.json`` with a realistic MoE shape.
 
     ``odd_flags=False`` keeps every ``is_boundary`` a boolean: a plan
-    :func:`~metaplan.plan.loads` accepts from a file. ``max_layers`` bounds
+    :func:`~metaplan.core.plan.loads` accepts from a file. ``max_layers`` bounds
     the decoder layers (and experts per layer): smaller plans, faster soaks.
     """
     modules = draw(_modules(max_layers))
@@ -192,7 +192,7 @@ _BAD_PATTERNS: tuple[Any, ...] = ("", "model.layers.[0-2.mlp", "[", 3, None, [],
 def bad_plan_dicts(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     """A loadable plan dict with one field of the wrong shape, and the JSON path the error names.
 
-    Every case is one :func:`~metaplan.plan.loads` must refuse with an
+    Every case is one :func:`~metaplan.core.plan.loads` must refuse with an
     :class:`~metaplan.errors.InputError` whose message holds that path.
     """
     meta = copy.deepcopy(draw(plan_dicts(odd_flags=False)))
@@ -297,7 +297,7 @@ def _sharded(param_plan: dict[str, Any]) -> list[str]:
 
 @st.composite
 def sound_plan_dicts(draw: st.DrawFn, *, max_layers: int = 4) -> dict[str, Any]:
-    """A plain-dict plan that passes every check of :func:`metaplan.verify.verify`.
+    """A plain-dict plan that passes every check of :func:`metaplan.checks.invariants.verify`.
 
     Spec coverage included, with the built-in specs. Its boundaries are
     marked ``is_boundary: true`` or only by their contract (upstream's
@@ -358,8 +358,9 @@ def sound_plan_dicts(draw: st.DrawFn, *, max_layers: int = 4) -> dict[str, Any]:
 VERIFY_CHECKS = ("entry-object", "boundary-class", "class-key", "single-contract",
                  "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
                  "placement", "schema")
-"""The checks :func:`violating_plan_dicts` can break: every one of :data:`metaplan.verify.CHECKS`
-that a plan as frozen passes (all but the :data:`~metaplan.verify.NORMAL_FORM_CHECKS`)."""
+"""The checks :func:`violating_plan_dicts` can break: every one of
+:data:`metaplan.checks.invariants.CHECKS` that a plan as frozen passes (all but the
+:data:`~metaplan.checks.invariants.NORMAL_FORM_CHECKS`)."""
 
 
 class ViolatingPlan(NamedTuple):

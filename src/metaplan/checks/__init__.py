@@ -1,0 +1,2 @@
+"""The emitter's invariants and the normal-form checks, by name
+(:data:`metaplan.checks.invariants.CHECKS`)."""

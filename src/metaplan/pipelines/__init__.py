@@ -1,0 +1,2 @@
+"""The pass protocol and pipelines: traces, ``PassResult`` and ``Contract``, ``edit_pass`` /
+``changes_pass``, pipelines (nesting inlined, contracts checked) and replay."""

@@ -1,0 +1,59 @@
+"""Records as RFC 6902 JSON Patch.
+
+Each change is a patch operation at the JSON Pointer of its path (array
+items by number), with a ``test`` of the old value before each ``replace``
+and ``remove``, so a patch applied to the wrong document fails instead of
+corrupting it.
+
+>>> from metaplan.records.change import Change, ChangeRecord
+>>> record = ChangeRecord("p", "sha256:a", "sha256:b",
+...                       (Change("set", ("injections", 5, "ep_size"), 8, 16, ""),))
+>>> to_json_patch(record)  # doctest: +NORMALIZE_WHITESPACE
+[{'op': 'test', 'path': '/injections/5/ep_size', 'value': 8},
+ {'op': 'replace', 'path': '/injections/5/ep_size', 'value': 16}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from metaplan.frozen import thaw
+from metaplan.records.change import ChangeRecord, Key
+
+__all__ = ["pointer", "to_json_patch"]
+
+
+def pointer(path: Sequence[Key]) -> str:
+    """The RFC 6901 JSON Pointer of ``path`` (``~`` and ``/`` escaped).
+
+    >>> pointer(("param_plan", "a/b~c", 3))
+    '/param_plan/a~1b~0c/3'
+    """
+    parts = []
+    for key in path:
+        text = key if type(key) is str else str(key)
+        if "~" in text or "/" in text:
+            text = text.replace("~", "~0").replace("/", "~1")
+        parts.append(text)
+    return "/" + "/".join(parts)
+
+
+_FLAT = (str, int, bool, type(None))
+
+
+def to_json_patch(record: ChangeRecord) -> list[dict[str, Any]]:
+    """The record as an RFC 6902 JSON Patch, with a ``test`` before each removal or replace."""
+    patch: list[dict[str, Any]] = []
+    append = patch.append
+    for op, path, old, new, _ in record.changes:
+        where = pointer(path)
+        if op != "add":
+            append({"op": "test", "path": where,
+                    "value": old if type(old) in _FLAT else thaw(old)})
+        if op == "remove":
+            append({"op": "remove", "path": where})
+        else:
+            append({"op": "add" if op == "add" else "replace", "path": where,
+                    "value": new if type(new) in _FLAT else thaw(new)})
+    return patch

@@ -1,0 +1,2 @@
+"""Plans between versions: diffs (item-level arrays), folded groups, ignore lists, three-way
+merge and rebase, and pipeline comparison."""
