@@ -7,7 +7,7 @@ from hypothesis import given
 
 import metaplan
 from conftest import demo_record, make_record
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.records.change import Change
 from metaplan.testing import plans
 

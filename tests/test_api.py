@@ -29,26 +29,46 @@ PUBLIC = {
     "parse_passes", "verify",
     # the emitter's checks, upstream's model type, optional passes
     "model_type_of", "slim", "verification", "verifier",
+    # versions
+    "fold_changes", "format_folded", "merge", "rebase",
 }
-LAYERS = (
-    "version", "viewing", "errors", "settings", "frozen", "names", "fields", "braces", "patterns",
-    "sequences", "inputs",
-    "outputs", "jsonio", "streaming", "rules",
-    "schema", "digest", "plan", "emitter", "change", "records", "algebra", "patch", "edit",
-    "verify", "trace", "steps", "makers", "pipeline", "passes._edits", "passes.strip_ep",
-    "passes.strip_external",
-    "passes.mark_shared", "passes.slim", "passes.registry",
-    "passes", "normalize", "diff", "fold", "ignore", "merge", "labels", "report", "compare",
-    "html.markup", "html.data", "html.assets", "html.layout", "html.svg", "html.groups",
-    "html.reports", "html.history", "html.runs", "html.checks", "html.notebook", "html",
-    "compat", "oracle", "composing", "batch", "testing.strategies", "testing.random_edits",
-    "testing.machine", "testing", "cli._io", "cli._parser", "cli._paths", "cli._common",
-    "cli._sides", "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge",
-    "cli._setup", "cli._records", "cli._explain", "cli._compare", "cli._verify", "cli._batch",
-    "cli._main", "cli",
-    "__main__", "",
+PACKAGES = (
+    ("values", ("_moved", "version", "viewing", "errors", "settings", "frozen", "names",
+                "fields")),
+    ("algorithms", ("algorithms.braces", "algorithms.patterns", "algorithms.sequences",
+                    "algorithms")),
+    ("files", ("files.inputs", "files.outputs", "files.jsonio", "files.streaming", "files")),
+    ("core", ("core.rules", "core.schema", "core.digest", "core.plan", "core.emitter",
+              "core")),
+    ("records", ("records.change", "records.codec", "records.algebra", "records.patch",
+                 "records.edit", "records")),
+    ("checks", ("checks.invariants", "checks")),
+    ("pipelines", ("pipelines.trace", "pipelines.steps", "pipelines.makers",
+                   "pipelines.chaining", "pipelines")),
+    ("passes", ("passes._edits", "passes.strip_ep", "passes.strip_external",
+                "passes.mark_shared", "passes.slimming", "passes.registry", "passes",
+                "passes.normal_form")),
+    ("versions", ("versions.diffing", "versions.folding", "versions.ignoring",
+                  "versions.merging", "versions.comparing", "versions")),
+    ("views", ("views.labels", "views.text", "views")),
+    ("html", ("html.markup", "html.data", "html.assets", "html.layout", "html.svg",
+              "html.groups", "html.reports", "html.history", "html.runs", "html.checks",
+              "html.notebook", "html")),
+    ("seed", ("seed.compat", "seed.oracle", "seed")),
+    ("batch", ("batch.pool", "batch")),
+    ("testing", ("testing.composing", "testing.strategies", "testing.random_edits",
+                 "testing.machine", "testing")),
+    ("cli", ("cli._io", "cli._parser", "cli._paths", "cli._common", "cli._sides",
+             "cli._bisect", "cli._trace", "cli._normalize", "cli._diff", "cli._merge",
+             "cli._setup", "cli._records", "cli._explain", "cli._compare", "cli._verify",
+             "cli._batch", "cli._main", "cli", "__main__")),
+    ("api", ("",)),
 )
-"""Every module, lowest first: a module imports only modules before it (the README's layers)."""
+"""The layers, lowest first, each a package (``values`` are the top-level modules; ``api`` is
+``metaplan/__init__.py``): a module imports only its own package's modules before it and the
+packages below (docs/ARCHITECTURE.md's layer table is checked against this)."""
+LAYERS = tuple(name for _, names in PACKAGES for name in names)
+"""Every module, lowest first."""
 MODULES = tuple(name for name in LAYERS if name not in ("__main__", ""))
 
 
@@ -77,6 +97,49 @@ def test_no_module_imports_one_above_it(name: str) -> None:
     for module, _ in _imports(name):
         assert module in LAYERS, (name, module)
         assert LAYERS.index(module) < rank, f"{name} imports {module}, which is above it"
+
+
+def _package(name: str) -> str:
+    """The layer a module belongs to."""
+    return next(layer for layer, names in PACKAGES if name in names)
+
+
+RANK = {layer: rank for rank, (layer, _) in enumerate(PACKAGES)}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_no_package_imports_a_layer_above_it(name: str) -> None:
+    layer = _package(name)
+    for module, _ in _imports(name):
+        assert RANK[_package(module)] <= RANK[layer], (
+            f"{name} (layer {layer}) imports {module} from layer {_package(module)}, above it")
+
+
+def test_the_layers_are_directories() -> None:
+    """A directory listing shows the layers: every package but ``values`` is a directory,
+    and a module lives in its layer's directory."""
+    for layer, names in PACKAGES:
+        for name in names:
+            if layer in ("values", "api") or name == "__main__":
+                assert "." not in name, name
+            elif name != "":
+                assert name.split(".")[0] == layer, (layer, name)
+
+
+def test_no_module_is_named_like_a_public_function() -> None:
+    """``import metaplan.x`` never rebinds a public ``metaplan.x``."""
+    basenames = {name.rsplit(".", 1)[-1] for name in LAYERS if name}
+    assert not basenames & PUBLIC
+    assert not {layer for layer, _ in PACKAGES} & PUBLIC
+
+
+def test_dir_shows_the_api_only() -> None:
+    shown = {name for name in dir(metaplan) if not name.startswith("__")}
+    assert shown == {name for name in PUBLIC if not name.startswith("__")}
+
+
+def test_the_api_module_has_no_class_swap() -> None:
+    assert type(metaplan) is type(sys)
 
 
 @pytest.mark.parametrize("name", MODULES)

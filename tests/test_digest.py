@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import metaplan
 from metaplan.core.digest import digest_all
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.testing import plans, spec_registries
 
 

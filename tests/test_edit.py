@@ -12,7 +12,7 @@ from pyrsistent import PMap, PVector, pmap
 import metaplan
 from conftest import demo_record, make_record
 from metaplan import Change, ConflictError, Edit
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.records.codec import dumps_records, loads_records
 from metaplan.records.edit import apply_changes, remove_in, set_in
 from metaplan.testing import plans

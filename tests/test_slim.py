@@ -14,7 +14,7 @@ from conftest import SMALL_FIXTURES, fixture_path, raw_input
 from conftest import metaplan_cli as run
 from metaplan.checks.invariants import CHECKS, NORMAL_FORM_CHECKS
 from metaplan.passes.registry import NORMALIZE, parse_passes
-from metaplan.passes.slim import TORCH_NN_CLASSES, identity_classes, is_identity_form, slim
+from metaplan.passes.slimming import TORCH_NN_CLASSES, identity_classes, is_identity_form, slim
 from metaplan.testing import check_pass_laws, plans, sound_plan_dicts
 
 NAME = "deepseek_v3.hf5"
@@ -154,7 +154,7 @@ def _one_class(cls: str, entry: dict[str, Any] | None = None, **fields: Any) -> 
 
 
 def test_the_field_lists_are_upstreams() -> None:
-    from metaplan.passes.slim import BOUNDARY_FIELDS, FLAG_FIELDS
+    from metaplan.passes.slimming import BOUNDARY_FIELDS, FLAG_FIELDS
 
     assert BOUNDARY_FIELDS == ("in_src", "in_dst", "out_src", "out_dst", "is_boundary")
     assert FLAG_FIELDS == ("region_dispatch", "needs_cp_attn")

@@ -31,7 +31,7 @@ from metaplan.checks.invariants import (
     spec_coverage,
 )
 from metaplan.core.emitter import is_boundary_entry, parse_placement
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.testing import (
     TARGETS,
     VERIFY_CHECKS,

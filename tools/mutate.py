@@ -67,7 +67,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "passes/strip_external.py": ("test_strip_external.py", "test_passes.py",
                                  "test_normalize.py"),
     "passes/mark_shared.py": ("test_mark_shared.py", "test_passes.py", "test_normalize.py"),
-    "passes/slim.py": ("test_slim.py",),
+    "passes/slimming.py": ("test_slim.py",),
     "passes/registry.py": ("test_passes.py", "test_pipeline.py"),
     "passes/__init__.py": ("test_passes.py",),
     "change.py": ("test_change.py", "test_algebra.py", "test_records.py", "test_edit.py"),

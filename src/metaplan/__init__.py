@@ -93,7 +93,7 @@ _EXPORTS = {
     "rules_from_plan": "metaplan.core.rules",
     "run": "metaplan.pipelines.chaining",
     "set_in": "metaplan.records.edit",
-    "slim": "metaplan.passes.slim",
+    "slim": "metaplan.passes.slimming",
     "strip_ep_sub_boundaries": "metaplan.passes",
     "strip_external_state_boundaries": "metaplan.passes",
     "thaw": "metaplan.frozen",
@@ -130,9 +130,7 @@ class _OldPaths:
     def find_spec(name: str, path: object = None, target: object = None) -> _Any:
         if not name.startswith("metaplan."):
             return None
-        from metaplan._moved import spec_for  # only for an old path
-
-        return spec_for(name)
+        return _import_module("metaplan._moved").spec_for(name)  # only for an old path
 
 
 if _OldPaths not in _sys.meta_path:
@@ -171,7 +169,7 @@ if _TYPE_CHECKING:
     )
     from metaplan.passes.normal_form import NormalizeResult, normalize, normalize_pipeline
     from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
-    from metaplan.passes.slim import slim
+    from metaplan.passes.slimming import slim
     from metaplan.pipelines.chaining import (
         ChangesPass,
         Contract,

@@ -42,6 +42,7 @@ MOVED = {
     "metaplan.normalize": "metaplan.passes.normal_form",
     "metaplan.oracle": "metaplan.seed.oracle",
     "metaplan.outputs": "metaplan.files.outputs",
+    "metaplan.passes.slim": "metaplan.passes.slimming",
     "metaplan.patch": "metaplan.records.patch",
     "metaplan.pipeline": "metaplan.pipelines.chaining",
     "metaplan.plan": "metaplan.core.plan",
@@ -68,12 +69,23 @@ _OURS = (__file__, str(Path(__file__).with_name("records") / "__init__.py"))
 
 
 def _caller_level() -> int:
-    """The stack level of the first frame outside the import system and the aliases."""
+    """The stack level of the first frame outside the import system and the aliases.
+
+    ``warnings.warn`` does not count the import system's own frames in a
+    stack level above 1, so neither does this.
+    """
     frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+    while frame is not None and (_internal(frame.f_code.co_filename)
                                  or frame.f_code.co_filename in _OURS):
-        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+        frame = frame.f_back  # type: ignore[assignment]
+        if frame is not None and not _internal(frame.f_code.co_filename):
+            level += 1
     return level
+
+
+def _internal(filename: str) -> bool:
+    """An import-system frame, as :mod:`warnings` tells them."""
+    return "importlib" in filename and "_bootstrap" in filename
 
 
 class _Alias(types.ModuleType):

@@ -2,7 +2,7 @@
 
 A spec is a comma-separated list of pass names; ``normalize`` stands for
 the three stages in the seed's order. ``slim`` (upstream's projection, see
-:mod:`metaplan.passes.slim`) runs only when named. Names are written in kebab case, and
+:mod:`metaplan.passes.slimming`) runs only when named. Names are written in kebab case, and
 the snake-case names records carry are accepted too.
 
 >>> parse_passes("normalize")
@@ -23,7 +23,7 @@ from typing import NamedTuple
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
 from metaplan.names import parse_names
 from metaplan.passes.mark_shared import mark_shared_class_boundaries
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.passes.strip_ep import strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
 from metaplan.pipelines.chaining import Pass, Pipeline

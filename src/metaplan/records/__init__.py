@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__: list[str] = []
+
 _CODEC = frozenset({
     "LEGACY_FORMATS", "RECORDS_FORMAT", "RECORD_FORMAT", "change_from_json", "dump_records",
     "dumps_records", "load_records", "loads_records", "record_from_json", "record_to_json",

@@ -60,7 +60,7 @@ from hypothesis.stateful import (
 from metaplan.core.plan import Plan, dumps, loads
 from metaplan.core.rules import rules_from_plan
 from metaplan.passes.normal_form import normalize_pipeline
-from metaplan.passes.slim import slim
+from metaplan.passes.slimming import slim
 from metaplan.pipelines.chaining import Pass, pipeline, replay
 from metaplan.records.algebra import compose, invert
 from metaplan.records.change import ChangeRecord
