@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,28 @@ def test_every_module_declares_all(name: str) -> None:
     module = importlib.import_module(f"metaplan.{name}")
     assert isinstance(module.__all__, list)
     assert all(hasattr(module, item) for item in module.__all__)
+
+
+def _architecture_rows() -> list[tuple[str, list[str]]]:
+    """``(layer, modules)`` of each row of docs/ARCHITECTURE.md's layer table."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ARCHITECTURE.md").read_text()
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:3] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| layer ")]
+    return [(layer.strip(), re.findall(r"`([^`]+)`", modules)) for layer, modules in rows]
+
+
+def test_the_architecture_table_is_the_ranking() -> None:
+    expected = [(layer, ["__init__" if name == "" else name.rsplit(".", 1)[-1]
+                         for name in names if name != layer])
+                for layer, names in PACKAGES]
+    assert _architecture_rows() == expected
+
+
+def test_the_architecture_diagram_is_the_ranking() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ARCHITECTURE.md").read_text()
+    diagram = text.split("```mermaid\nflowchart BT\n", 1)[1].split("```", 1)[0]
+    chain = [word for word in re.split(r"\s*-->\s*|\s+", diagram) if word]
+    layers = [layer for layer, _ in PACKAGES]
+    # each line continues from the last layer of the line before
+    assert list(dict.fromkeys(chain)) == layers
