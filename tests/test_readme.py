@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^( *)```(\S*)\n(.*?)^\1```[ \t]*$", re.S | re.M)
 MARK = re.compile(r"<!--\s*(not run|varies /(.+?)/)\s*(?::\s*(.*?))?\s*-->\s*\Z", re.S)
-KINDS = ("console", "sh", "python", "json", "text")
+KINDS = ("console", "sh", "python", "json", "text", "mermaid")
 CACHES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
           ".mutants", ".venv"}
 
@@ -217,7 +217,7 @@ def test_every_block_is_a_known_kind_unindented_and_every_skip_says_why() -> Non
                 skipped.append(block)
             else:
                 counts[block.kind] = counts.get(block.kind, 0) + 1
-    least = {"console": 20, "python": 5, "sh": 3, "text": 3, "json": 1}
+    least = {"console": 20, "python": 5, "sh": 3, "text": 3, "json": 1, "mermaid": 2}
     assert all(counts.get(kind, 0) >= least[kind] for kind in KINDS), counts
     assert len(skipped) <= 10, [block.where for block in skipped]
     print(f"blocks run: {counts}; not run: {len(skipped)}")
@@ -257,3 +257,17 @@ def test_each_page_runs_and_prints_what_it_shows(name: str, tmp_path: Path) -> N
         _run(BLOCKS[name], tmp_path)
     finally:
         assert _tree(ROOT) == before and _status() == status, f"{name} changed the clone"
+
+
+NODE = r"[A-Za-z_][\w]*(?:\[\(?[^\[\]()|]+\)?\])?"
+EDGE = re.compile(rf"^{NODE}(?:\s*(?:-->|-\.->)(?:\|[^|]+\|)?\s*{NODE})+$")
+
+
+@pytest.mark.parametrize("block", [b for blocks in BLOCKS.values() for b in blocks
+                                   if b.kind == "mermaid"], ids=lambda b: b.where)
+def test_every_diagram_is_a_flowchart_of_edges(block: Block) -> None:
+    """The subset of Mermaid the docs use, checked line by line (GitHub renders it)."""
+    first, *lines = block.body.splitlines()
+    assert re.fullmatch(r"flowchart (BT|TB|TD|LR|RL)", first), f"{block.where}: {first!r}"
+    for line in lines:
+        assert EDGE.match(line.strip()), f"{block.where}: not an edge line: {line!r}"
