@@ -235,7 +235,10 @@ def test_rebase_applies_what_fits_and_skips_what_is_there(versions: PlanVersions
     assert none == ()
     if not _repeats(versions.base) and not _repeats(versions.theirs):
         assert again is theirs and again_record.is_noop
-    plan, done, conflicts = rebase(ours, [record])
+    rebased = rebase(ours, [record])
+    plan, done, conflicts = rebased
+    assert (rebased.plan, rebased.record, rebased.conflicts) == (plan, done, conflicts)
+    assert rebased.clean == (conflicts == ())
     if conflicts:
         assert plan is ours and done.is_noop
         assert all(isinstance(c, Conflict) for c in conflicts)
@@ -449,3 +452,22 @@ def test_mergetool_refuses_bad_input_and_writes_nothing(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert metaplan.load(merged) == merge(*(metaplan.load(p) for p in (base, ours, theirs)),
                                           resolve="theirs").plan
+
+
+def test_diff_and_merge_agree_on_what_an_array_and_an_item_are() -> None:
+    """One definition each (0.3 had three of ``is_array``): a merge of two arrays of
+    injections matches items by ``match`` exactly as the diff does."""
+    from metaplan.frozen import freeze, is_array
+    from metaplan.versions.diffing import item_identity
+
+    assert [is_array(v) for v in ([], (), freeze([1]), "ab", b"ab", {})] == \
+        [True, True, True, False, False, False]
+    assert item_identity(freeze({"match": "m.*", "x": 1})) == item_identity(
+        freeze({"match": "m.*", "x": 2})) != item_identity(freeze({"match": "n"}))
+    assert item_identity(freeze({"x": 1})) is None and item_identity(1) is None
+    base = Plan.from_json({"injections": [{"match": "a", "v": 1}, {"match": "b", "v": 1}]})
+    ours = Plan.from_json({"injections": [{"match": "b", "v": 1}, {"match": "a", "v": 2}]})
+    theirs = Plan.from_json({"injections": [{"match": "a", "v": 1}, {"match": "b", "v": 3}]})
+    merged = merge(base, ours, theirs)
+    assert merged.clean
+    assert merged.plan.at("injections") == freeze([{"match": "b", "v": 3}, {"match": "a", "v": 2}])

@@ -13,7 +13,6 @@ from metaplan.frozen import MISSING, thaw
 from metaplan.records.edit import Edit, remove_in, set_in
 from metaplan.records.patch import pointer
 from metaplan.testing import plans
-from metaplan.versions.merging import value_at
 
 Path = tuple[Any, ...]
 
@@ -60,7 +59,6 @@ def test_every_reader_reads_a_path_alike(case: tuple[metaplan.Plan, Path]) -> No
     plan, path = case
     found = plan.at(path)
     assert _same(Edit(plan).get(path, MISSING), found), path
-    assert _same(value_at(plan, path), found), path
 
 
 @settings(max_examples=100)

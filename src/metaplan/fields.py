@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pyrsistent import PVector
+from metaplan.frozen import is_array, is_object
 
 __all__ = [
     "ENTRY_FIELDS",
@@ -33,22 +33,12 @@ __all__ = [
     "INJECTION_TYPES",
     "Kind",
     "expected",
-    "is_array",
-    "is_object",
 ]
 
 Kind = tuple[str, Callable[[Any], bool]]
 """What a value must be: its description for a message, and the test."""
 
 
-def is_object(value: Any) -> bool:
-    """A JSON object as a plan holds one (a dict or a :class:`~metaplan.frozen.JSONMap`)."""
-    return isinstance(value, Mapping)
-
-
-def is_array(value: Any) -> bool:
-    """A JSON array as a plan holds one (a list, a tuple or a ``PVector``)."""
-    return isinstance(value, (list, tuple, PVector))
 
 
 def _strings(value: Any) -> bool:

@@ -34,6 +34,7 @@ from pyrsistent import PMap, PVector, pvector
 
 __all__ = [
     "MISSING",
+    "SCALAR_TYPES",
     "JSONFloat",
     "JSONMap",
     "Missing",
@@ -42,6 +43,8 @@ __all__ = [
     "freeze_owned",
     "frozen",
     "interned",
+    "is_array",
+    "is_object",
     "item_number",
     "json_equal",
     "orjson_default",
@@ -53,7 +56,20 @@ __all__ = [
     "walk",
 ]
 
-_SCALARS = (str, int, bool, type(None))
+SCALAR_TYPES = (str, int, bool, type(None))
+"""The exact types of the JSON scalars a plan holds as they are (a float is a
+:class:`JSONFloat`)."""
+_SCALARS = SCALAR_TYPES
+
+
+def is_array(value: Any) -> bool:
+    """A JSON array as a plan holds one (a list, a tuple or a ``PVector``)."""
+    return isinstance(value, (list, tuple, PVector))
+
+
+def is_object(value: Any) -> bool:
+    """A JSON object as a plan holds one (a dict or a :class:`JSONMap`)."""
+    return isinstance(value, Mapping)
 
 
 class Missing(enum.Enum):

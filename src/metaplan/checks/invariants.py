@@ -52,8 +52,8 @@ from metaplan.core.emitter import shards as placement_shards
 from metaplan.core.plan import Plan
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
 from metaplan.errors import describe, format_path
-from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected, is_array, is_object
-from metaplan.frozen import MISSING, JSONMap, canonical_bytes, paused_gc
+from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected
+from metaplan.frozen import MISSING, JSONMap, canonical_bytes, is_array, is_object, paused_gc
 from metaplan.names import parse_names
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 from metaplan.viewing import notebook_view

@@ -39,6 +39,7 @@ from metaplan.errors import ConflictError, PlanError, as_path, format_path, pars
 from metaplan.files.jsonio import MAX_DEPTH
 from metaplan.frozen import (
     MISSING,
+    SCALAR_TYPES,
     JSONMap,
     freeze,
     freeze_owned,
@@ -56,7 +57,6 @@ __all__ = ["Edit", "apply", "apply_changes", "remove_in", "set_in"]
 
 _REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
 _new_change = tuple.__new__  # the engine makes thousands: no keyword-handling wrapper
-_SCALARS = (str, int, bool, type(None))
 _FLAT = (str, int, bool, type(None))  # flat values whose type and == tell JSON equality
 
 
@@ -516,7 +516,7 @@ def _raw_items(items: PVector[Any]) -> list[Any]:
     """A fresh list of the raw values of a frozen array's items."""
     raw = list(items)
     for i, item in enumerate(raw):
-        if type(item) not in _SCALARS:
+        if type(item) not in SCALAR_TYPES:
             raw[i] = to_raw(item)
     return raw
 
@@ -588,7 +588,7 @@ def _descend_into(value: Any, path: Path) -> NoReturn:
 def _check_depth(path: Path, value: Any) -> None:
     """A change may not nest the plan past :data:`~metaplan.files.jsonio.MAX_DEPTH` levels."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALAR_TYPES:
         if len(path) > MAX_DEPTH:  # held by the container at level len(path)
             _too_deep(path)
         return

@@ -20,15 +20,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyrsistent import PVector
-
 from metaplan.algorithms.sequences import Edit as SeqEdit
 from metaplan.algorithms.sequences import edit_script, json_key
 from metaplan.core.plan import Plan
-from metaplan.frozen import MISSING, JSONMap, freeze_owned, json_equal
+from metaplan.frozen import MISSING, JSONMap, freeze_owned, is_array, json_equal
 from metaplan.records.change import Change, ChangeRecord, Path
 
-__all__ = ["array_changes", "changes_between", "diff"]
+__all__ = ["array_changes", "changes_between", "diff", "item_identity"]
 
 _new_change = tuple.__new__
 
@@ -103,7 +101,7 @@ class _Walk:
         elif type(old) is dict and type(new) is dict:
             if not self.same(old, new):
                 self.maps(old, new, here)
-        elif self.items and _is_array(old) and _is_array(new):
+        elif self.items and is_array(old) and is_array(new):
             if not json_equal(old, new):
                 self.arrays(old, new, here)
         elif not json_equal(old, new):
@@ -156,11 +154,7 @@ class _Walk:
         return known
 
 
-def _is_array(value: Any) -> bool:
-    return type(value) is list or isinstance(value, PVector)
-
-
-def _identity(item: Any) -> Any:
+def item_identity(item: Any) -> Any:
     """An object item's identity: its ``match`` (injections, module overrides)."""
     return json_key(item.get("match")) if isinstance(item, Mapping) and "match" in item \
         else None
@@ -180,9 +174,9 @@ def array_changes(old: Sequence[Any], new: Sequence[Any]) -> list[SeqEdit] | Non
     >>> array_changes(["a", "b", "c"], ["a", "c", "d"])
     [Edit(op='remove', index=1, old='b', new=None), Edit(op='add', index=2, old=None, new='d')]
     """
-    keyed = bool(old) and bool(new) and all(_identity(item) is not None
+    keyed = bool(old) and bool(new) and all(item_identity(item) is not None
                                             for item in (*old, *new))
-    script = edit_script(old, new, key=_identity if keyed else None)
+    script = edit_script(old, new, key=item_identity if keyed else None)
     kept = len(old) - sum(edit.op == "remove" for edit in script)
     return script if kept or not old else None
 

@@ -35,17 +35,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from metaplan.algorithms.sequences import is_sorted_set, json_key, merge3, merge3_sets
+from metaplan.algorithms.sequences import is_sorted_set, merge3, merge3_sets
 from metaplan.core.plan import Plan
 from metaplan.errors import ConflictError, PlanError, format_path
-from metaplan.frozen import MISSING, freeze, json_equal, shorten, thaw
+from metaplan.frozen import MISSING, freeze, is_array, json_equal, shorten, thaw
 from metaplan.records.change import Change, ChangeRecord, Path
 from metaplan.records.edit import Edit, apply_changes
-from metaplan.versions.diffing import changes_between, diff
+from metaplan.versions.diffing import changes_between, diff, item_identity
 from metaplan.viewing import notebook_view
 
-__all__ = ["SIDES", "Conflict", "MergeResult", "Resolve", "Side", "merge", "merge_values",
-           "rebase", "resolver", "value_at"]
+__all__ = ["SIDES", "Conflict", "MergeResult", "RebaseResult", "Resolve", "Side", "merge", "merge_values",
+           "rebase", "resolver"]
 
 
 class Conflict(NamedTuple):
@@ -132,6 +132,20 @@ class MergeResult(NamedTuple):
         return notebook_view(self, include, exclude)
 
 
+class RebaseResult(NamedTuple):
+    """The rebased plan, the record of what was applied to it, and the conflicts (empty:
+    every change applied or already there; else the plan is unchanged)."""
+
+    plan: Plan
+    record: ChangeRecord
+    conflicts: tuple[Conflict, ...]
+
+    @property
+    def clean(self) -> bool:
+        """Whether every change applied or was already there."""
+        return not self.conflicts
+
+
 def _same_change(a: Change, b: Change) -> bool:
     return a.op == b.op and a.path == b.path and (a.op == "remove" or json_equal(a.new, b.new))
 
@@ -177,8 +191,8 @@ def merge(base: Plan, ours: Plan, theirs: Plan, *, name: str = "merge",
         elif len(met) == 1 and _same_change(met[0], change):
             continue
         elif (len(met) == 1 and met[0].path == change.path and change.op == "set"
-              and met[0].op == "set" and _is_array(change.old) and _is_array(change.new)
-              and _is_array(met[0].new)):
+              and met[0].op == "set" and is_array(change.old) and is_array(change.new)
+              and is_array(met[0].new)):
             merged = _merge_arrays(change.path, change.old, met[0].new, change.new, conflicts,
                                    pick)
             for step in changes_between(met[0].new, freeze(merged), change.path,
@@ -209,15 +223,6 @@ def _new(change: Change) -> Any:
     return MISSING if change.op == "remove" else change.new
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, str)
-
-
-def _identity(item: Any) -> Any:
-    return json_key(item.get("match")) if isinstance(item, Mapping) and "match" in item \
-        else None
-
-
 def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
                   theirs: Sequence[Any], conflicts: list[Conflict], pick: Picker) -> list[Any]:
     """Two edits of one array, merged item by item: sorted strings as a set (an item listed
@@ -228,8 +233,8 @@ def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
     sides = (list(base), list(ours), list(theirs))
     if all(is_sorted_set(side, repeats=True) for side in sides):
         return merge3_sets(*sides).merged
-    keyed = all(_identity(item) is not None for side in sides for item in side)
-    result = merge3(*sides, key=_identity if keyed else None)
+    keyed = all(item_identity(item) is not None for side in sides for item in side)
+    result = merge3(*sides, key=item_identity if keyed else None)
     merged = list(result.merged)
     splices: list[tuple[int, int, list[Any]]] = []
     for clash in result.conflicts:
@@ -256,8 +261,8 @@ def _settle_duplicate(merged: list[Any], later: int, mine: Any, side: Side
                       ) -> list[tuple[int, int, list[Any]]]:
     """The splices that keep ``side``'s copy of an item both sides added (at ``later``
     and at the earlier place of its identity), or neither for the base."""
-    key = _identity(merged[later])
-    earlier = next(at for at in range(later) if _identity(merged[at]) == key)
+    key = item_identity(merged[later])
+    earlier = next(at for at in range(later) if item_identity(merged[at]) == key)
     if side == "base":
         return [(earlier, earlier + 1, []), (later, later + 1, [])]
     ours_first = json_equal(merged[earlier], mine) and not json_equal(merged[later], mine)
@@ -283,7 +288,7 @@ def merge_values(path: Path, base: Any, ours: Any, theirs: Any,
             if value is not MISSING:
                 merged[key] = value
         return merged
-    if all(_is_array(v) for v in (base, ours, theirs)):
+    if all(is_array(v) for v in (base, ours, theirs)):
         return _merge_arrays(path, base, ours, theirs, conflicts, pick)
     conflict = Conflict(path, base, ours, theirs)
     side = _chosen(conflict, pick)
@@ -301,16 +306,11 @@ def _conflict(base: Plan, ours: Plan, theirs: Plan, change: Change, met: list[Ch
               ) -> Conflict:
     """The conflict at the shortest of the paths involved, with each side's value there."""
     path = min([change.path, *(c.path for c in met)], key=len)
-    return Conflict(path, value_at(base, path), value_at(ours, path), value_at(theirs, path))
-
-
-def value_at(plan: Plan, path: Path) -> Any:
-    """The value at ``path`` in ``plan`` (:data:`~metaplan.frozen.MISSING` when absent)."""
-    return plan.at(path)
+    return Conflict(path, base.at(path), ours.at(path), theirs.at(path))
 
 
 def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
-           ) -> tuple[Plan, ChangeRecord, tuple[Conflict, ...]]:
+           ) -> RebaseResult:
     """Apply each change whose old value holds on ``plan``; skip those already applied.
 
     A change already applied is one whose new value is there (``set``,
@@ -347,9 +347,9 @@ def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
             for change in changes:
                 _rebase_one(edit, change, conflicts)
     if conflicts:
-        return plan, ChangeRecord(name, plan, plan, ()), tuple(conflicts)
+        return RebaseResult(plan, ChangeRecord(name, plan, plan, ()), tuple(conflicts))
     result, record = edit.finish(name)
-    return result, record, ()
+    return RebaseResult(result, record, ())
 
 
 def _rebase_one(edit: Edit, change: Change, conflicts: list[Conflict]) -> None:
@@ -388,7 +388,7 @@ def _leaning(at: Path, changes: Sequence[Change]) -> int:
 
 def _fits(array: Any, at: Path, changes: Sequence[Change]) -> bool:
     """Whether ``changes`` (to the array at ``at``, now ``array``) apply in order."""
-    if not _is_array(array):
+    if not is_array(array):
         return False
     moved = [change._replace(path=("array", *change.path[len(at):])) for change in changes]
     try:
