@@ -460,8 +460,8 @@ def test_diff_and_merge_agree_on_what_an_array_and_an_item_are() -> None:
     from metaplan.frozen import freeze, is_array
     from metaplan.versions.diffing import item_identity
 
-    assert [is_array(v) for v in ([], (), freeze([1]), "ab", b"ab", {})] == \
-        [True, True, True, False, False, False]
+    values: list[Any] = [[], (), freeze([1]), "ab", b"ab", {}]
+    assert [is_array(v) for v in values] == [True, True, True, False, False, False]
     assert item_identity(freeze({"match": "m.*", "x": 1})) == item_identity(
         freeze({"match": "m.*", "x": 2})) != item_identity(freeze({"match": "n"}))
     assert item_identity(freeze({"x": 1})) is None and item_identity(1) is None
