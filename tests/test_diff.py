@@ -10,7 +10,7 @@ from hypothesis import given
 from pyrsistent import PVector
 
 import metaplan
-from metaplan.algorithms.sequences import Edit, apply_script
+from metaplan.algorithms.sequences import ItemEdit, apply_script
 from metaplan.core.plan import Plan
 from metaplan.frozen import MISSING, JSONMap, thaw
 from metaplan.testing import plan_pairs, plans, spec_registries
@@ -193,13 +193,13 @@ def test_array_changes_match_objects_by_their_match_and_replace_arrays_that_shar
     assert script is not None and apply_script(old, script) == new
     assert [edit.op for edit in script].count("set") == 1  # b matched by its match: edited
     assert array_changes([1, 2], [3, 4]) is None
-    assert array_changes([], [1]) == [Edit("add", 0, None, 1)]
+    assert array_changes([], [1]) == [ItemEdit("add", 0, None, 1)]
     assert array_changes([1], []) is None
-    assert array_changes([1, 2], [2]) == [Edit("remove", 0, 1, None)]
+    assert array_changes([1, 2], [2]) == [ItemEdit("remove", 0, 1, None)]
     unkeyed = [{"match": "a", "ep": 8}, {"ep": 8}]
     assert array_changes(unkeyed, [{"match": "a", "ep": 9}, {"ep": 8}]) == [
-        Edit("remove", 0, {"match": "a", "ep": 8}, None),
-        Edit("add", 0, None, {"match": "a", "ep": 9})]
+        ItemEdit("remove", 0, {"match": "a", "ep": 8}, None),
+        ItemEdit("add", 0, None, {"match": "a", "ep": 9})]
     assert array_changes([True, 1], [1, True]) is not None
     assert array_changes([True], [1]) is None
 

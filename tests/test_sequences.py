@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from conftest import fixture_path
 from metaplan.algorithms import sequences
 from metaplan.algorithms.sequences import (
-    Conflict,
-    Edit,
+    ItemConflict,
+    ItemEdit,
     apply_script,
     edit_script,
     hunks,
@@ -26,7 +26,7 @@ from metaplan.algorithms.sequences import (
     match_items,
     merge3,
     merge3_sets,
-    to_json_patch,
+    script_to_json_patch,
 )
 from metaplan.errors import ConflictError
 
@@ -159,7 +159,7 @@ def test_sorted_path_on_a_real_parameter_list() -> None:
     script = edit_script(params, edited_params)
     assert len(script) == len(dropped) + 1
     assert apply_script(params, script) == edited_params
-    patch = to_json_patch(script, "/frozen_sharded_params")
+    patch = script_to_json_patch(script, "/frozen_sharded_params")
     assert jsonpatch.apply_patch({"frozen_sharded_params": params}, patch) == {
         "frozen_sharded_params": edited_params}
 
@@ -190,20 +190,21 @@ def test_one_edited_injection_is_one_set_edit() -> None:
     changed = copy.deepcopy(injections)
     changed[5]["ep_size"] = 16
     script = edit_script(injections, changed, key=match)
-    assert script == [Edit("set", 5, injections[5], changed[5])]
+    assert script == [ItemEdit("set", 5, injections[5], changed[5])]
     by_value = edit_script(injections, changed)
     assert [e.op for e in by_value] == ["remove", "add"]
 
 
 def test_apply_script_checks_every_edit() -> None:
     with pytest.raises(ConflictError, match=r"edit 1 \(remove at \[1\]\) is out of range"):
-        apply_script(["a"], [Edit("remove", 0, "a"), Edit("remove", 1, "b")])
+        apply_script(["a"], [ItemEdit("remove", 0, "a"), ItemEdit("remove", 1, "b")])
     with pytest.raises(ConflictError, match=r"edit 0 \(set at \[0\]\) expects a number \(1\) "
                                             r"there, found a boolean \(true\)"):
-        apply_script([True], [Edit("set", 0, 1, 2)])
+        apply_script([True], [ItemEdit("set", 0, 1, 2)])
     with pytest.raises(ValueError, match="unknown op 'move'"):
-        apply_script([], [Edit("move", 0)])
-    assert apply_script(["a"], [Edit("add", 1, new="b"), Edit("set", 0, "a", "z")]) == ["z", "b"]
+        apply_script([], [ItemEdit("move", 0)])
+    script = [ItemEdit("add", 1, new="b"), ItemEdit("set", 0, "a", "z")]
+    assert apply_script(["a"], script) == ["z", "b"]
 
 
 @given(st.data())
@@ -211,7 +212,7 @@ def test_json_patch_of_a_script_is_applied_by_jsonpatch(data: st.DataObject) -> 
     a = data.draw(keyed())
     b = data.draw(edited(a, ONE_KEYED))
     for key in (None, match):
-        patch = to_json_patch(edit_script(a, b, key=key), "/injections")
+        patch = script_to_json_patch(edit_script(a, b, key=key), "/injections")
         assert jsonpatch.apply_patch({"injections": a}, patch) == {"injections": b}
 
 
@@ -233,7 +234,7 @@ def test_merge3_laws(data: st.DataObject) -> None:
     assert (base, ours, theirs) == snapshot
 
 
-def assert_symmetric(mine: sequences.Merge, swapped: sequences.Merge) -> None:
+def assert_symmetric(mine: sequences.ItemMerge, swapped: sequences.ItemMerge) -> None:
     """Swapping sides swaps each conflict's two sides, and nothing else."""
     assert len(mine.conflicts) == len(swapped.conflicts)
     rebuilt, at = [], 0
@@ -282,7 +283,7 @@ def test_merge3_adjacent_edits_merge_and_overlapping_ones_conflict() -> None:
     assert merge3(base, ["x", *base], [*base, "y"]).merged == ["x", *base, "y"]
     result = merge3(base, ["a", "B", "c", "d"], ["a", "b2", "c", "d"])
     assert result.merged == ["a", "B", "c", "d"]
-    assert result.conflicts == [Conflict("hunk", (1, 2), (1, 2), (1, 2), (1, 2), ["b"], ["B"],
+    assert result.conflicts == [ItemConflict("hunk", (1, 2), (1, 2), (1, 2), (1, 2), ["b"], ["B"],
                                          ["b2"])]
     same_point = merge3(base, ["a", "x", "b", "c", "d"], ["a", "y", "b", "c", "d"])
     assert [c.base_span for c in same_point.conflicts] == [(1, 1)]
@@ -347,5 +348,18 @@ def test_merge3_sets_keeps_every_addition_and_every_removal(base: list[str], our
 
 def test_public_names() -> None:
     assert sequences.__all__ == [
-        "Conflict", "Edit", "Hunk", "Merge", "apply_script", "edit_script", "hunks",
-        "is_sorted_set", "json_key", "match_items", "merge3", "merge3_sets", "to_json_patch"]
+        "Hunk", "ItemConflict", "ItemEdit", "ItemMerge", "apply_script", "edit_script", "hunks",
+        "is_sorted_set", "json_key", "match_items", "merge3", "merge3_sets",
+        "script_to_json_patch"]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Edit", "ItemEdit"), ("Conflict", "ItemConflict"), ("Merge", "ItemMerge"),
+    ("Key", "ItemKey"), ("to_json_patch", "script_to_json_patch")])
+def test_the_old_names_are_deprecated_aliases(old: str, new: str) -> None:
+    with pytest.warns(DeprecationWarning, match=f"sequences.{old} moved to .*sequences.{new}"
+                      ) as caught:
+        assert getattr(sequences, old) is getattr(sequences, new)
+    assert caught[0].filename == __file__
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        sequences.nope  # noqa: B018

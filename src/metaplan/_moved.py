@@ -60,12 +60,18 @@ packages that still hold their old names; see :mod:`metaplan.records`)."""
 
 
 def moved_warning(old: str, new: str) -> None:
-    """Warn, pointing at the code that imported the old path."""
-    warnings.warn(f"{old} moved to {new}; import it from there ({old} goes in 0.5)",
+    """Warn, pointing at the code that imported the old path or read the old name."""
+    warnings.warn(f"{old} moved to {new}; use it from there ({old} goes in 0.5)",
                   DeprecationWarning, stacklevel=_caller_level())
 
 
-_OURS = (__file__, str(Path(__file__).with_name("records") / "__init__.py"))
+_PACKAGE = str(Path(__file__).parent)
+
+
+def _ours(code: types.CodeType) -> bool:
+    """This module, or a module's ``__getattr__`` that forwards an old name."""
+    return code.co_filename == __file__ or (
+        code.co_name == "__getattr__" and code.co_filename.startswith(_PACKAGE))
 
 
 def _caller_level() -> int:
@@ -75,8 +81,7 @@ def _caller_level() -> int:
     stack level above 1, so neither does this.
     """
     frame, level = sys._getframe(1), 1
-    while frame is not None and (_internal(frame.f_code.co_filename)
-                                 or frame.f_code.co_filename in _OURS):
+    while frame is not None and (_internal(frame.f_code.co_filename) or _ours(frame.f_code)):
         frame = frame.f_back  # type: ignore[assignment]
         if frame is not None and not _internal(frame.f_code.co_filename):
             level += 1

@@ -5,8 +5,8 @@ another, applied in order as RFC 6902 array operations (an index counts in
 the array as it is when that edit runs):
 
 >>> edit_script(["a", "b", "c"], ["a", "x", "c", "d"])
-[Edit(op='remove', index=1, old='b', new=None), Edit(op='add', index=1, old=None, new='x'), \
-Edit(op='add', index=3, old=None, new='d')]
+[ItemEdit(op='remove', index=1, old='b', new=None), \
+ItemEdit(op='add', index=1, old=None, new='x'), ItemEdit(op='add', index=3, old=None, new='d')]
 
 Items are equal when they are equal as JSON (``True`` is not ``1``, ``1`` is
 not ``1.0``; see :func:`json_key`). With ``key``, items are matched by an
@@ -16,7 +16,7 @@ differ is one ``set`` edit, for the caller to diff inside:
 >>> old = [{"match": "a", "ep": 8}, {"match": "b", "ep": 8}]
 >>> new = [{"match": "a", "ep": 8}, {"match": "b", "ep": 16}]
 >>> edit_script(old, new, key=lambda item: item["match"])
-[Edit(op='set', index=1, old={'match': 'b', 'ep': 8}, new={'match': 'b', 'ep': 16})]
+[ItemEdit(op='set', index=1, old={'match': 'b', 'ep': 8}, new={'match': 'b', 'ep': 16})]
 
 The script is minimal: its removes and adds number ``len(a) + len(b) - 2 *
 LCS`` (a longest common subsequence, of identities with ``key``). How:
@@ -49,10 +49,10 @@ from typing import Any, NamedTuple
 from metaplan.errors import ConflictError, describe
 
 __all__ = [
-    "Conflict",
-    "Edit",
     "Hunk",
-    "Merge",
+    "ItemConflict",
+    "ItemEdit",
+    "ItemMerge",
     "apply_script",
     "edit_script",
     "hunks",
@@ -61,13 +61,29 @@ __all__ = [
     "match_items",
     "merge3",
     "merge3_sets",
-    "to_json_patch",
+    "script_to_json_patch",
 ]
+
+_RENAMED = {"Edit": "ItemEdit", "Conflict": "ItemConflict", "Merge": "ItemMerge",
+            "Key": "ItemKey", "to_json_patch": "script_to_json_patch"}
+"""0.3's names, one meaning each now (``metaplan.Edit`` is the edit engine, a merge's
+``Conflict`` is a plan's): deprecated aliases until 0.5."""
+
+
+def __getattr__(name: str) -> Any:
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from metaplan._moved import moved_warning
+
+    moved_warning(f"{__name__}.{name}", f"{__name__}.{new}")
+    return globals()[new]
+
 
 Canon = Callable[[Any], Hashable]
 """What decides item equality: two items are equal when their canons are ``==``."""
 
-Key = Callable[[Any], Hashable | None]
+ItemKey = Callable[[Any], Hashable | None]
 """An item's identity, e.g. an injection's ``"match"``. Called on every item, so it must
 not raise: give ``None`` for an item without one (then whole values are compared), as in
 ``lambda item: item.get("match") if isinstance(item, dict) else None``."""
@@ -76,7 +92,7 @@ MYERS_BUDGET = 1_000_000
 """Steps Myers' algorithm may take before the fallback matching (see the module doc)."""
 
 
-class Edit(NamedTuple):
+class ItemEdit(NamedTuple):
     """One positional edit: ``remove`` the item at ``index``, ``add`` one before ``index``
     (``index == len`` appends), or ``set`` the item at ``index`` from ``old`` to ``new``
     (a matched pair whose values differ, only with ``key``).
@@ -105,7 +121,7 @@ class Hunk(NamedTuple):
     matched: bool = False
 
 
-class Conflict(NamedTuple):
+class ItemConflict(NamedTuple):
     """Where :func:`merge3` could not merge: the base, ours and theirs spans and content.
 
     ``kind`` is ``"hunk"`` (both sides changed overlapping regions differently),
@@ -127,11 +143,11 @@ class Conflict(NamedTuple):
     theirs: list[Any]
 
 
-class Merge(NamedTuple):
+class ItemMerge(NamedTuple):
     """A three-way merge: the merged list (ours' side where it conflicts) and the conflicts."""
 
     merged: list[Any]
-    conflicts: list[Conflict]
+    conflicts: list[ItemConflict]
 
 
 def json_key(value: Any) -> Hashable:
@@ -173,8 +189,8 @@ def json_key(value: Any) -> Hashable:
 # two-way
 
 
-def edit_script(a: Sequence[Any], b: Sequence[Any], *, key: Key | None = None,
-                canon: Canon = json_key) -> list[Edit]:
+def edit_script(a: Sequence[Any], b: Sequence[Any], *, key: ItemKey | None = None,
+                canon: Canon = json_key) -> list[ItemEdit]:
     """The edits that turn ``a`` into ``b``, in order, as JSON Patch array operations.
 
     Within a changed region the removes come first, then the adds. ``key``
@@ -183,30 +199,32 @@ def edit_script(a: Sequence[Any], b: Sequence[Any], *, key: Key | None = None,
     :func:`json_key`). ``apply_script(a, edit_script(a, b)) == list(b)``.
 
     >>> edit_script([1, 2, 3], [3, 1, 2])
-    [Edit(op='add', index=0, old=None, new=3), Edit(op='remove', index=3, old=3, new=None)]
+    [ItemEdit(op='add', index=0, old=None, new=3), \
+ItemEdit(op='remove', index=3, old=3, new=None)]
     >>> edit_script([True], [1])
-    [Edit(op='remove', index=0, old=True, new=None), Edit(op='add', index=0, old=None, new=1)]
+    [ItemEdit(op='remove', index=0, old=True, new=None), \
+ItemEdit(op='add', index=0, old=None, new=1)]
     """
-    script: list[Edit] = []
+    script: list[ItemEdit] = []
     for hunk in hunks(a, b, key=key, canon=canon):
         if hunk.matched:
-            script.append(Edit("set", hunk.b_start, a[hunk.a_start], b[hunk.b_start]))
+            script.append(ItemEdit("set", hunk.b_start, a[hunk.a_start], b[hunk.b_start]))
             continue
-        script.extend(Edit("remove", hunk.b_start, old) for old in a[hunk.a_start:hunk.a_end])
-        script.extend(Edit("add", j, None, b[j]) for j in range(hunk.b_start, hunk.b_end))
+        script.extend(ItemEdit("remove", hunk.b_start, old) for old in a[hunk.a_start:hunk.a_end])
+        script.extend(ItemEdit("add", j, None, b[j]) for j in range(hunk.b_start, hunk.b_end))
     return script
 
 
-def apply_script(a: Sequence[Any], script: Sequence[Edit], *, canon: Canon = json_key
+def apply_script(a: Sequence[Any], script: Sequence[ItemEdit], *, canon: Canon = json_key
                  ) -> list[Any]:
     """``a`` with ``script`` applied, as a new list; checks every index and ``old`` value.
 
     Raises :class:`~metaplan.errors.ConflictError` (a ``ValueError``) naming the
     edit when an index is out of range or the item there is not ``old``.
 
-    >>> apply_script(["a", "b"], [Edit("remove", 0, "a"), Edit("add", 1, new="c")])
+    >>> apply_script(["a", "b"], [ItemEdit("remove", 0, "a"), ItemEdit("add", 1, new="c")])
     ['b', 'c']
-    >>> apply_script(["a"], [Edit("remove", 0, "z")])
+    >>> apply_script(["a"], [ItemEdit("remove", 0, "z")])
     Traceback (most recent call last):
     ...
     metaplan.errors.ConflictError: edit 0 (remove at [0]) expects a string ("z") there, \
@@ -235,13 +253,14 @@ found a string ("a")
     return out
 
 
-def to_json_patch(script: Sequence[Edit], pointer: str = "") -> list[dict[str, Any]]:
+def script_to_json_patch(script: Sequence[ItemEdit], pointer: str = "") -> list[dict[str, Any]]:
     """The script as RFC 6902 operations on the array at JSON Pointer ``pointer``.
 
     A ``set`` becomes a ``replace`` of the whole item (diff inside it instead
     for a smaller patch). Values are the items as given.
 
-    >>> to_json_patch([Edit("remove", 3, "x"), Edit("add", 3, new="y")], "/frozen_sharded_params")
+    >>> script = [ItemEdit("remove", 3, "x"), ItemEdit("add", 3, new="y")]
+    >>> script_to_json_patch(script, "/frozen_sharded_params")
     [{'op': 'remove', 'path': '/frozen_sharded_params/3'}, \
 {'op': 'add', 'path': '/frozen_sharded_params/3', 'value': 'y'}]
     """
@@ -256,7 +275,7 @@ def to_json_patch(script: Sequence[Edit], pointer: str = "") -> list[dict[str, A
     return ops
 
 
-def hunks(a: Sequence[Any], b: Sequence[Any], *, key: Key | None = None,
+def hunks(a: Sequence[Any], b: Sequence[Any], *, key: ItemKey | None = None,
           canon: Canon = json_key) -> list[Hunk]:
     """The changed regions between ``a`` and ``b``, in order, around a longest common subsequence.
 
@@ -279,7 +298,7 @@ Hunk(a_start=4, a_end=4, b_start=4, b_end=5, matched=False)]
     return _hunks_from_pairs(len(a), len(b), _lcs(ka, kb), None)
 
 
-def match_items(a: Sequence[Any], b: Sequence[Any], key: Key) -> list[tuple[int, int]] | None:
+def match_items(a: Sequence[Any], b: Sequence[Any], key: ItemKey) -> list[tuple[int, int]] | None:
     """Index pairs ``(i, j)`` of items of one identity, in order: an LCS of the identities.
 
     ``None`` when identities cannot match items: ``key`` gave ``None`` or an
@@ -541,12 +560,12 @@ def _myers_path(trace: list[list[int]], n: int, m: int) -> list[tuple[int, int]]
 
 
 def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
-           key: Key | None = None, canon: Canon = json_key) -> Merge:
+           key: ItemKey | None = None, canon: Canon = json_key) -> ItemMerge:
     """Merge the changes ``base -> ours`` and ``base -> theirs`` of an array (diff3).
 
     Each side's changes are its :func:`hunks` from ``base``. Hunks of the two
     sides that overlap (share a base item, or insert at one point) are merged
-    when both sides made them alike, and are a :class:`Conflict` otherwise;
+    when both sides made them alike, and are an :class:`ItemConflict` otherwise;
     other hunks apply as they are, so edits of disjoint regions, even adjacent
     ones, merge. Where it conflicts, ``merged`` holds ours' content.
 
@@ -561,7 +580,7 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
     """
     sides = (hunks(base, ours, key=key, canon=canon), hunks(base, theirs, key=key, canon=canon))
     merged: list[Any] = []
-    conflicts: list[Conflict] = []
+    conflicts: list[ItemConflict] = []
     shift = [0, 0]  # how much longer each side is than base, before the current cluster
     at = 0
     for cluster in _clusters(*sides):
@@ -585,16 +604,16 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
         if {s for s, _ in cluster} == {0} or _alike(ours_part, theirs_part, canon):
             continue
         item = len(cluster) == 2 and all(h.matched for _, h in cluster)
-        conflicts.append(Conflict("item" if item else "hunk", (start, end), spans[0], spans[1],
+        conflicts.append(ItemConflict("item" if item else "hunk", (start, end), spans[0], spans[1],
                                   (here, len(merged)), list(base[start:end]), ours_part,
                                   theirs_part))
     merged.extend(base[at:])
     if key is not None:
         conflicts.extend(_duplicates(merged, conflicts, ours, theirs, sides, key))
-    return Merge(merged, conflicts)
+    return ItemMerge(merged, conflicts)
 
 
-def merge3_sets(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any]) -> Merge:
+def merge3_sets(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any]) -> ItemMerge:
     """Merge two edits of a set: what either side added is in, what either removed is out.
 
     The result is sorted, lists each item once and never conflicts; for sorted
@@ -609,7 +628,7 @@ def merge3_sets(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any])
     """
     kept = set(ours).intersection(theirs)
     added = set(ours).union(theirs).difference(base)
-    return Merge(sorted(kept | added), [])
+    return ItemMerge(sorted(kept | added), [])
 
 
 def _alike(x: Sequence[Any], y: Sequence[Any], canon: Canon) -> bool:
@@ -636,9 +655,9 @@ def _clusters(ours: list[Hunk], theirs: list[Hunk]) -> list[list[tuple[int, Hunk
     return clusters
 
 
-def _duplicates(merged: list[Any], conflicts: list[Conflict], ours: Sequence[Any],
-                theirs: Sequence[Any], sides: tuple[list[Hunk], list[Hunk]], key: Key
-                ) -> list[Conflict]:
+def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence[Any],
+                theirs: Sequence[Any], sides: tuple[list[Hunk], list[Hunk]], key: ItemKey
+                ) -> list[ItemConflict]:
     """With ``key``: identities that merged changes hold more often than ours or theirs
     does, because both sides added them, each at its own place.
 
@@ -661,7 +680,7 @@ def _duplicates(merged: list[Any], conflicts: list[Conflict], ours: Sequence[Any
             continue
         second = [at for at, found in keys.items() if found == k][1]
         points = sorted((mine[0], other[0]))
-        out.append(Conflict("duplicate", (points[0], points[1]), mine[1], other[1],
+        out.append(ItemConflict("duplicate", (points[0], points[1]), mine[1], other[1],
                             (second, second + 1), [], [ours[mine[1][0]]],
                             [theirs[other[1][0]]]))
     return sorted(out, key=lambda conflict: conflict.merged_span)
@@ -674,7 +693,7 @@ def _counts(keys: Iterable[Hashable | None]) -> dict[Hashable | None, int]:
     return counts
 
 
-def _added_span(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: Key
+def _added_span(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: ItemKey
                 ) -> tuple[int, tuple[int, int]] | None:
     """Where a side added the item of identity ``k``: its base point and its span."""
     for hunk in side_hunks:

@@ -12,12 +12,13 @@ import re
 from typing import Any
 
 from metaplan.checks.invariants import verifier
-from metaplan.cli._common import Settings, checks_from, print_stats, run_pipeline, settings_of
+from metaplan.cli._common import checks_from, print_stats, run_pipeline, settings_of
 from metaplan.cli._io import json_name, say_json, to_stdout
 from metaplan.core.plan import Plan, load
 from metaplan.errors import InputError, parse_path
 from metaplan.files.jsonio import parse_json
 from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
+from metaplan.passes.registry import Settings
 
 __all__ = ["bisect", "json_value"]
 

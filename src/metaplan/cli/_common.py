@@ -12,22 +12,25 @@ from metaplan.cli._io import Timer, note, say
 from metaplan.core.plan import Plan, load
 from metaplan.core.rules import (
     BUILTIN_SPECS,
-    InlineRule,
     ModelType,
-    SpecRegistry,
     load_rules,
     load_specs,
     model_type_of,
 )
 from metaplan.files.jsonio import read_json
-from metaplan.passes.registry import NORMALIZE, build_pipeline, format_passes, parse_passes
+from metaplan.passes.registry import (
+    NORMALIZE,
+    Settings,
+    build_pipeline,
+    format_passes,
+    parse_passes,
+)
 from metaplan.pipelines.chaining import Pipeline, Trace
-from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting
+from metaplan.settings import FROM_PLAN
 from metaplan.views.labels import TextStyle, injection_matches
 
 __all__ = [
     "Run",
-    "Settings",
     "checks_from",
     "model_type_line",
     "option_of",
@@ -59,16 +62,9 @@ def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:
     return getattr(args, name) if value is None else value
 
 
-class Settings(NamedTuple):
-    """What ``--specs``, ``--rules`` and ``--model-type`` ask for, as the library spells it."""
-
-    specs: SpecRegistry
-    rules: tuple[InlineRule, ...] | FromPlan
-    model_type: ModelTypeSetting
-
-
 def settings_of(args: argparse.Namespace, prefix: str = "") -> Settings:
-    """The specs and rules files read (``BUILTIN_SPECS`` and ``FROM_PLAN`` unless given), and
+    """What ``--specs``, ``--rules`` and ``--model-type`` ask for: the specs and rules files
+    read (``BUILTIN_SPECS`` and ``FROM_PLAN`` unless given), and
     the model type (``FROM_PLAN`` unless given)."""
     specs_path = option_of(args, "specs", prefix)
     rules_path = option_of(args, "rules", prefix)

@@ -75,7 +75,8 @@ class ChangesPass(EditPass):
             edit.apply(change)
 
 
-Settings = tuple[tuple[str, Any], ...]
+Bindings = tuple[tuple[str, Any], ...]
+"""A pass's keyword settings as ``(name, value)`` pairs, in the function's order."""
 _NO_CONTRACT = Contract()
 
 
@@ -90,7 +91,7 @@ class FunctionPass:
     name: str
     function: Callable[..., Any]
     lists_changes: bool
-    settings: Settings
+    settings: Bindings
     contract: Contract = _NO_CONTRACT
 
     @overload
@@ -153,7 +154,7 @@ def _setting_names(function: Callable[..., Any]) -> tuple[str, ...]:
                  if parameter.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
-def _defaults(function: Callable[..., Any]) -> Settings:
+def _defaults(function: Callable[..., Any]) -> Bindings:
     return tuple((name, parameter.default)
                  for name, parameter in inspect.signature(function).parameters.items()
                  if parameter.kind is inspect.Parameter.KEYWORD_ONLY

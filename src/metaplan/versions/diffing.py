@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metaplan.algorithms.sequences import Edit as SeqEdit
-from metaplan.algorithms.sequences import edit_script, json_key
+from metaplan.algorithms.sequences import ItemEdit, edit_script, json_key
 from metaplan.core.plan import Plan
 from metaplan.frozen import MISSING, JSONMap, freeze_owned, is_array, json_equal
 from metaplan.records.change import Change, ChangeRecord, Path
@@ -160,7 +159,7 @@ def item_identity(item: Any) -> Any:
         else None
 
 
-def array_changes(old: Sequence[Any], new: Sequence[Any]) -> list[SeqEdit] | None:
+def array_changes(old: Sequence[Any], new: Sequence[Any]) -> list[ItemEdit] | None:
     """The item edits that turn array ``old`` into ``new`` (see
     :mod:`metaplan.algorithms.sequences`).
 

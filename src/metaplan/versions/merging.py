@@ -44,8 +44,8 @@ from metaplan.records.edit import Edit, apply_changes
 from metaplan.versions.diffing import changes_between, diff, item_identity
 from metaplan.viewing import notebook_view
 
-__all__ = ["SIDES", "Conflict", "MergeResult", "RebaseResult", "Resolve", "Side", "merge", "merge_values",
-           "rebase", "resolver"]
+__all__ = ["SIDES", "Conflict", "MergeResult", "RebaseResult", "Resolve", "Side", "merge",
+           "merge_values", "rebase", "resolver"]
 
 
 class Conflict(NamedTuple):
