@@ -171,7 +171,8 @@ def array_changes(old: Sequence[Any], new: Sequence[Any]) -> list[ItemEdit] | No
     removal per item and an addition per item.
 
     >>> array_changes(["a", "b", "c"], ["a", "c", "d"])
-    [Edit(op='remove', index=1, old='b', new=None), Edit(op='add', index=2, old=None, new='d')]
+    [ItemEdit(op='remove', index=1, old='b', new=None), \
+ItemEdit(op='add', index=2, old=None, new='d')]
     """
     keyed = bool(old) and bool(new) and all(item_identity(item) is not None
                                             for item in (*old, *new))
