@@ -170,7 +170,13 @@ def test_the_lazy_exports_are_the_typed_ones() -> None:
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['metaplan']"
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        metaplan.nope  # noqa: B018
+        # mypy --strict (warn_unused_ignores) fails here if it sees the lazy __getattr__,
+        # which would let a user's typo through
+        metaplan.nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_all_is_written_once() -> None:
+    assert metaplan.__all__ == sorted(metaplan._EXPORTS)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -22,8 +22,8 @@ the tour, the record format and the CLI.
 """
 
 import sys as _sys
+import typing as _typing
 from importlib import import_module as _import_module
-from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 _EXPORTS = {
@@ -105,15 +105,16 @@ _EXPORTS = {
 """Public name -> the module that defines it; imported when first used."""
 
 
-def __getattr__(name: str) -> _Any:
-    """Import a public name's module when the name is first used (``metaplan --help``
-    then pays for the command line only)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'metaplan' has no attribute {name!r}")
-    value = getattr(_import_module(module), name)
-    globals()[name] = value
-    return value
+if not _typing.TYPE_CHECKING:  # type checkers see the imports below, and no catch-all
+    def __getattr__(name: str) -> _Any:
+        """Import a public name's module when the name is first used (``metaplan --help``
+        then pays for the command line only)."""
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'metaplan' has no attribute {name!r}")
+        value = getattr(_import_module(module), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
@@ -139,137 +140,229 @@ if _OldPaths not in _sys.meta_path:
 
 
 
-if _TYPE_CHECKING:
-    from metaplan.checks.invariants import Violation, verification, verifier, verify
-    from metaplan.core.plan import Plan, dump, dumps, load, loads
+if _typing.TYPE_CHECKING:
+    from metaplan.checks.invariants import (
+        Violation as Violation,
+    )
+    from metaplan.checks.invariants import (
+        verification as verification,
+    )
+    from metaplan.checks.invariants import (
+        verifier as verifier,
+    )
+    from metaplan.checks.invariants import (
+        verify as verify,
+    )
+    from metaplan.core.plan import (
+        Plan as Plan,
+    )
+    from metaplan.core.plan import (
+        dump as dump,
+    )
+    from metaplan.core.plan import (
+        dumps as dumps,
+    )
+    from metaplan.core.plan import (
+        load as load,
+    )
+    from metaplan.core.plan import (
+        loads as loads,
+    )
     from metaplan.core.rules import (
-        BUILTIN_SPECS,
-        InlineRule,
-        SpecRegistry,
-        StrategySpec,
-        load_rules,
-        load_specs,
-        model_type_of,
-        rules_from_plan,
+        BUILTIN_SPECS as BUILTIN_SPECS,
+    )
+    from metaplan.core.rules import (
+        InlineRule as InlineRule,
+    )
+    from metaplan.core.rules import (
+        SpecRegistry as SpecRegistry,
+    )
+    from metaplan.core.rules import (
+        StrategySpec as StrategySpec,
+    )
+    from metaplan.core.rules import (
+        load_rules as load_rules,
+    )
+    from metaplan.core.rules import (
+        load_specs as load_specs,
+    )
+    from metaplan.core.rules import (
+        model_type_of as model_type_of,
+    )
+    from metaplan.core.rules import (
+        rules_from_plan as rules_from_plan,
     )
     from metaplan.errors import (
-        ConflictError,
-        ContractError,
-        InputError,
-        PassError,
-        PlanError,
-        SpecError,
-        VerificationError,
+        ConflictError as ConflictError,
     )
-    from metaplan.frozen import MISSING, JSONMap, freeze, thaw
+    from metaplan.errors import (
+        ContractError as ContractError,
+    )
+    from metaplan.errors import (
+        InputError as InputError,
+    )
+    from metaplan.errors import (
+        PassError as PassError,
+    )
+    from metaplan.errors import (
+        PlanError as PlanError,
+    )
+    from metaplan.errors import (
+        SpecError as SpecError,
+    )
+    from metaplan.errors import (
+        VerificationError as VerificationError,
+    )
+    from metaplan.frozen import (
+        MISSING as MISSING,
+    )
+    from metaplan.frozen import (
+        JSONMap as JSONMap,
+    )
+    from metaplan.frozen import (
+        freeze as freeze,
+    )
+    from metaplan.frozen import (
+        thaw as thaw,
+    )
     from metaplan.passes import (
-        mark_shared_class_boundaries,
-        strip_ep_sub_boundaries,
-        strip_external_state_boundaries,
+        mark_shared_class_boundaries as mark_shared_class_boundaries,
     )
-    from metaplan.passes.normal_form import NormalizeResult, normalize, normalize_pipeline
-    from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
-    from metaplan.passes.slimming import slim
+    from metaplan.passes import (
+        strip_ep_sub_boundaries as strip_ep_sub_boundaries,
+    )
+    from metaplan.passes import (
+        strip_external_state_boundaries as strip_external_state_boundaries,
+    )
+    from metaplan.passes.normal_form import (
+        NormalizeResult as NormalizeResult,
+    )
+    from metaplan.passes.normal_form import (
+        normalize as normalize,
+    )
+    from metaplan.passes.normal_form import (
+        normalize_pipeline as normalize_pipeline,
+    )
+    from metaplan.passes.registry import (
+        build_pipeline as build_pipeline,
+    )
+    from metaplan.passes.registry import (
+        format_passes as format_passes,
+    )
+    from metaplan.passes.registry import (
+        parse_passes as parse_passes,
+    )
+    from metaplan.passes.slimming import (
+        slim as slim,
+    )
     from metaplan.pipelines.chaining import (
-        ChangesPass,
-        Contract,
-        EditPass,
-        Pass,
-        PassResult,
-        Pipeline,
-        Trace,
-        changes_pass,
-        edit_pass,
-        pipeline,
-        replay,
-        run,
+        ChangesPass as ChangesPass,
     )
-    from metaplan.records.algebra import compose, invert
-    from metaplan.records.change import Change, ChangeRecord
-    from metaplan.records.codec import dump_records, dumps_records, load_records, loads_records
-    from metaplan.records.edit import Edit, apply, apply_changes, remove_in, set_in
-    from metaplan.records.patch import to_json_patch
-    from metaplan.settings import FROM_PLAN, RUN_INPUT
-    from metaplan.version import __version__
-    from metaplan.versions.comparing import Comparison, compare
-    from metaplan.versions.diffing import diff
-    from metaplan.versions.folding import fold_changes
-    from metaplan.versions.merging import merge, rebase
-    from metaplan.views.text import format_folded
+    from metaplan.pipelines.chaining import (
+        Contract as Contract,
+    )
+    from metaplan.pipelines.chaining import (
+        EditPass as EditPass,
+    )
+    from metaplan.pipelines.chaining import (
+        Pass as Pass,
+    )
+    from metaplan.pipelines.chaining import (
+        PassResult as PassResult,
+    )
+    from metaplan.pipelines.chaining import (
+        Pipeline as Pipeline,
+    )
+    from metaplan.pipelines.chaining import (
+        Trace as Trace,
+    )
+    from metaplan.pipelines.chaining import (
+        changes_pass as changes_pass,
+    )
+    from metaplan.pipelines.chaining import (
+        edit_pass as edit_pass,
+    )
+    from metaplan.pipelines.chaining import (
+        pipeline as pipeline,
+    )
+    from metaplan.pipelines.chaining import (
+        replay as replay,
+    )
+    from metaplan.pipelines.chaining import (
+        run as run,
+    )
+    from metaplan.records.algebra import (
+        compose as compose,
+    )
+    from metaplan.records.algebra import (
+        invert as invert,
+    )
+    from metaplan.records.change import (
+        Change as Change,
+    )
+    from metaplan.records.change import (
+        ChangeRecord as ChangeRecord,
+    )
+    from metaplan.records.codec import (
+        dump_records as dump_records,
+    )
+    from metaplan.records.codec import (
+        dumps_records as dumps_records,
+    )
+    from metaplan.records.codec import (
+        load_records as load_records,
+    )
+    from metaplan.records.codec import (
+        loads_records as loads_records,
+    )
+    from metaplan.records.edit import (
+        Edit as Edit,
+    )
+    from metaplan.records.edit import (
+        apply as apply,
+    )
+    from metaplan.records.edit import (
+        apply_changes as apply_changes,
+    )
+    from metaplan.records.edit import (
+        remove_in as remove_in,
+    )
+    from metaplan.records.edit import (
+        set_in as set_in,
+    )
+    from metaplan.records.patch import (
+        to_json_patch as to_json_patch,
+    )
+    from metaplan.settings import (
+        FROM_PLAN as FROM_PLAN,
+    )
+    from metaplan.settings import (
+        RUN_INPUT as RUN_INPUT,
+    )
+    from metaplan.version import (
+        __version__ as __version__,
+    )
+    from metaplan.versions.comparing import (
+        Comparison as Comparison,
+    )
+    from metaplan.versions.comparing import (
+        compare as compare,
+    )
+    from metaplan.versions.diffing import (
+        diff as diff,
+    )
+    from metaplan.versions.folding import (
+        fold_changes as fold_changes,
+    )
+    from metaplan.versions.merging import (
+        merge as merge,
+    )
+    from metaplan.versions.merging import (
+        rebase as rebase,
+    )
+    from metaplan.views.text import (
+        format_folded as format_folded,
+    )
 
-__all__ = [
-    "BUILTIN_SPECS",
-    "FROM_PLAN",
-    "MISSING",
-    "RUN_INPUT",
-    "Change",
-    "ChangeRecord",
-    "ChangesPass",
-    "Comparison",
-    "ConflictError",
-    "Contract",
-    "ContractError",
-    "Edit",
-    "EditPass",
-    "InlineRule",
-    "InputError",
-    "JSONMap",
-    "NormalizeResult",
-    "Pass",
-    "PassError",
-    "PassResult",
-    "Pipeline",
-    "Plan",
-    "PlanError",
-    "SpecError",
-    "SpecRegistry",
-    "StrategySpec",
-    "Trace",
-    "VerificationError",
-    "Violation",
-    "__version__",
-    "apply",
-    "apply_changes",
-    "build_pipeline",
-    "changes_pass",
-    "compare",
-    "compose",
-    "diff",
-    "dump",
-    "dump_records",
-    "dumps",
-    "dumps_records",
-    "edit_pass",
-    "fold_changes",
-    "format_folded",
-    "format_passes",
-    "freeze",
-    "invert",
-    "load",
-    "load_records",
-    "load_rules",
-    "load_specs",
-    "loads",
-    "loads_records",
-    "mark_shared_class_boundaries",
-    "merge",
-    "model_type_of",
-    "normalize",
-    "normalize_pipeline",
-    "parse_passes",
-    "pipeline",
-    "rebase",
-    "remove_in",
-    "replay",
-    "rules_from_plan",
-    "run",
-    "set_in",
-    "slim",
-    "strip_ep_sub_boundaries",
-    "strip_external_state_boundaries",
-    "thaw",
-    "to_json_patch",
-    "verification",
-    "verifier",
-    "verify",
-]
+__all__ = sorted(_EXPORTS)
+"""Written once: the keys of :data:`_EXPORTS` (the imports above are for type checkers)."""
