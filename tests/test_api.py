@@ -209,3 +209,53 @@ def test_the_architecture_diagram_is_the_ranking() -> None:
     layers = [layer for layer, _ in PACKAGES]
     # each line continues from the last layer of the line before
     assert list(dict.fromkeys(chain)) == layers
+
+
+PRIVATE_READS = {
+    # JSONMap's raw dict, read (never written) where a view per entry would cost: the edit
+    # engine, the diff's entry walk and the emitter's predicate
+    "_data": {"records/edit.py", "versions/diffing.py", "core/emitter.py"},
+    # argparse has no public way to list or type sub-commands
+    "_SubParsersAction": {"cli/_parser.py"}, "_group_actions": {"cli/_parser.py"},
+    "_subparsers": {"cli/_parser.py"}, "_actions": {"cli/_parser.py"},
+}
+"""The only private attributes a module may read on a type it does not define."""
+_STDLIB_PRIVATE = {"_getframe", "_exit", "_replace", "_fields", "_asdict", "_make"}
+
+
+def _owned(tree: ast.AST) -> set[str]:
+    """The private names the classes of a module define (methods, slots, attributes)."""
+    owned: set[str] = set()
+    for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                owned.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in ("self", "cls"):
+                owned.add(node.attr)
+            elif isinstance(node, ast.Name):
+                owned.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                owned.add(node.value)  # __slots__
+    return owned
+
+
+def test_no_module_touches_another_types_private_state() -> None:
+    """A type's private attributes are read and written in its own module only (the edit
+    engine once wrote ``JSONMap._canon`` and read ``Plan``'s slots); a write is never
+    allowed, a read only as PRIVATE_READS says."""
+    src = Path(metaplan.__file__).resolve().parent
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        owned, where = _owned(tree), str(path.relative_to(src))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") \
+                    or node.attr.startswith("__") or node.attr in owned | _STDLIB_PRIVATE:
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if isinstance(node.ctx, ast.Load) and where in PRIVATE_READS.get(node.attr, ()):
+                continue
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []

@@ -39,6 +39,7 @@ __all__ = [
     "JSONMap",
     "Missing",
     "canonical_bytes",
+    "forget_canonical",
     "freeze",
     "freeze_owned",
     "frozen",
@@ -247,6 +248,14 @@ class JSONMap(Mapping[str, Any]):
     def thaw(self) -> dict[str, Any]:
         """A fresh, mutable deep copy."""
         return cast(dict[str, Any], thaw(self))
+
+
+def forget_canonical(values: Iterable[Any]) -> None:
+    """Drop the cached canonical bytes of the ``JSONMap`` s among ``values``: for the edit
+    engine, which fills the raw dicts of the views it makes before it gives them out."""
+    for value in values:
+        if type(value) is JSONMap:
+            value._canon = None
 
 
 def _adopt(data: dict[str, Any]) -> JSONMap:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -97,6 +97,19 @@ class PatchedIndex:
 Index = dict[str, Any] | PatchedIndex
 """An FQN map's read index, or how to build it."""
 
+_REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
+
+
+def _evolved(current: PMap[Any, Any], patch: Mapping[str, Any]) -> PMap[Any, Any]:
+    evolver = current.evolver()
+    for key, value in patch.items():
+        if value is MISSING:
+            if key in current:
+                evolver.remove(key)
+        else:
+            evolver.set(key, value)
+    return evolver.persistent()
+
 
 class Plan(Mapping[str, Any]):
     """An immutable plan: a mapping of top-level field -> frozen value.
@@ -164,6 +177,55 @@ class Plan(Mapping[str, Any]):
         plan = cls._made(plain, indexes, pmaps)
         plan._parent = (weakref.ref(parent), touched)
         return plan
+
+    def successor(self, plain: Mapping[str, Any], whole: Mapping[str, dict[str, Any]],
+                  patched: Mapping[str, dict[str, Any]]) -> Plan:
+        """The plan an edit of this one makes, as pyrsistent's ``evolver.persistent()``.
+
+        ``plain`` holds the new frozen top-level values (``MISSING``: the field
+        is gone), ``whole`` the FQN maps given new items (dicts nothing else
+        holds), ``patched`` the FQN maps changed by a patch over this plan's
+        index (``MISSING``: a key removed). This plan is unchanged: the new
+        one shares what was not edited, and its hash is derived from this
+        one's in time proportional to the edit.
+        """
+        fields = self._plain.evolver()
+        indexes = dict(self._indexes)
+        pmaps = dict(self._pmaps)
+        touched: dict[str, Iterable[str] | None] = {}
+        for field in (*plain, *whole, *patched):
+            indexes.pop(field, None)
+            if field in self._plain:
+                fields.remove(field)
+        for field, value in plain.items():
+            pmaps.pop(field, None)
+            touched[field] = None
+            if value is not MISSING:
+                fields.set(field, value)
+        for field, items in whole.items():
+            pmaps.pop(field, None)
+            indexes[field] = items
+            touched[field] = None
+        for field, patch in patched.items():
+            parent_pmap = pmaps.pop(field, None)
+            base = self._items(field)
+            touched[field] = patch.keys()
+            if len(patch) * _REBUILD_FRACTION >= len(base):
+                indexes[field] = PatchedIndex(base, patch).build()
+                continue
+            indexes[field] = PatchedIndex(base, patch)
+            if parent_pmap is not None:
+                pmaps[field] = _evolved(parent_pmap, patch)
+        return Plan.derived(self, fields.persistent(), indexes, pmaps, touched)
+
+    def raw_index(self, field: str) -> dict[str, Any]:
+        """An FQN map's read index itself, not a view: for the edit engine
+        (:mod:`metaplan.records.edit`), which reads it and never changes it."""
+        return self._items(field)
+
+    def plain_value(self, field: str) -> Any:
+        """A top-level field held as it is (not as an FQN map's index), or ``MISSING``."""
+        return self._plain.get(field, MISSING)
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any], *, source: str | None = None) -> Plan:

@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
-from pyrsistent import PMap, PVector
+from pyrsistent import PVector
 
-from metaplan.core.plan import FQN_MAPS, PatchedIndex, Plan
+from metaplan.core.plan import FQN_MAPS, Plan
 from metaplan.core.schema import check_field
 from metaplan.errors import ConflictError, PlanError, as_path, format_path, parse_path
 from metaplan.files.jsonio import MAX_DEPTH
@@ -41,6 +41,7 @@ from metaplan.frozen import (
     MISSING,
     SCALAR_TYPES,
     JSONMap,
+    forget_canonical,
     freeze,
     freeze_owned,
     frozen,
@@ -55,7 +56,6 @@ from metaplan.records.change import LEGACY_HASH, OPS, Change, ChangeRecord, Key,
 
 __all__ = ["Edit", "apply", "apply_changes", "remove_in", "set_in"]
 
-_REBUILD_FRACTION = 8  # past 1/8 of a map changed, rebuilding beats an evolver
 _new_change = tuple.__new__  # the engine makes thousands: no keyword-handling wrapper
 _FLAT = (str, int, bool, type(None))  # flat values whose type and == tell JSON equality
 
@@ -150,9 +150,9 @@ class Edit:
         if value is _NO_PATCH:
             plan = self._plan
             if field in FQN_MAPS and field in plan.map_fields:
-                value = self._top[field] = _MapState(plan._items(field))
+                value = self._top[field] = _MapState(plan.raw_index(field))
             else:
-                value = plan._plain.get(field, MISSING)
+                value = plan.plain_value(field)
         return value
 
     # writing ----------------------------------------------------------------
@@ -244,37 +244,18 @@ class Edit:
         for value in self._top.values():
             if type(value) is _MapState:
                 value.frozen()
-        plain = plan._plain.evolver()
-        indexes = dict(plan._indexes)
-        pmaps = dict(plan._pmaps)
-        touched: dict[str, Iterable[str] | None] = {}
+        plain: dict[str, Any] = {}
+        whole: dict[str, dict[str, Any]] = {}
+        patched: dict[str, dict[str, Any]] = {}
         for field, value in self._top.items():
-            if type(value) is _MapState and not value.patch and not value.replaced:
-                continue  # read, not changed
-            indexes.pop(field, None)
-            parent_pmap = pmaps.pop(field, None)
-            if field in plan._plain:
-                plain.remove(field)
             if type(value) is not _MapState:
-                touched[field] = None
-                if value is not MISSING:
-                    plain.set(field, self._frozen_top(field, value))
+                plain[field] = value if value is MISSING else self._frozen_top(field, value)
             elif value.replaced:
-                indexes[field] = value.items_now()
-                touched[field] = None
-            else:
-                patch = value.patch
-                touched[field] = patch.keys()
-                if len(patch) * _REBUILD_FRACTION >= len(value.base):
-                    indexes[field] = value.items_now()
-                    continue
-                indexes[field] = PatchedIndex(value.base, patch)
-                if parent_pmap is not None:
-                    pmaps[field] = _evolved(parent_pmap, patch)
-        for value in self._keep:
-            if type(value) is JSONMap:
-                value._canon = None  # written after any read of its bytes
-        result = Plan.derived(plan, plain.persistent(), indexes, pmaps, touched)
+                whole[field] = value.items_now()
+            elif value.patch:
+                patched[field] = value.patch
+        forget_canonical(self._keep)  # written after any read of their bytes
+        result = plan.successor(plain, whole, patched)
         return result, ChangeRecord(name, plan, result, self._changes)
 
     # the engine -------------------------------------------------------------
@@ -553,17 +534,6 @@ def _decide(op: str, path: Path, current: Any, old: Any, new: Any, checked: bool
                             f"the plan has {shorten(current)}", path=path, expected=old,
                             found=freeze_owned(current))
     return current
-
-
-def _evolved(current: PMap[Any, Any], patch: dict[str, Any]) -> PMap[Any, Any]:
-    evolver = current.evolver()
-    for key, value in patch.items():
-        if value is MISSING:
-            if key in current:
-                evolver.remove(key)
-        else:
-            evolver.set(key, value)
-    return evolver.persistent()
 
 
 def _not_an_object(value: Any, path: Path, key: Key) -> NoReturn:
