@@ -161,11 +161,16 @@ def _rules_by_hand(meta: dict[str, Any]) -> list[metaplan.InlineRule]:
     def patterns(match: Any) -> tuple[str, ...]:
         return (match,) if isinstance(match, str) else tuple(match)
 
-    return ([metaplan.InlineRule(patterns(injection["match"]),
-                                 _target(injection.get("local_compute_fn")))
-             for injection in meta.get("injections") or ()]
-            + [metaplan.InlineRule(patterns(override["match"]))
-               for override in meta.get("module_overrides") or ()])
+    return [
+        metaplan.InlineRule(
+            patterns(injection["match"]),
+            local_compute_target=_target(injection.get("local_compute_fn")),
+        )
+        for injection in meta.get("injections") or ()
+    ] + [
+        metaplan.InlineRule(patterns(override["match"]))
+        for override in meta.get("module_overrides") or ()
+    ]
 
 
 _TARGETS = st.sampled_from((*TARGETS, {"_target_": TARGETS[0]}, {"target": TARGETS[1]}))

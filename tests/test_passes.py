@@ -103,29 +103,35 @@ def test_build_pipeline_takes_a_spec_or_a_list_of_specs() -> None:
 
 
 def test_build_pipeline_keeps_its_settings_for_every_run() -> None:
-    spec = metaplan.StrategySpec("x.fn", "moe", "MoE")
+    spec = metaplan.StrategySpec("x.fn", "moe", target_class="MoE")
     plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
                                     "boundary_classes": {"m": "MoE"}})
-    line = metaplan.build_pipeline("strip-ep-sub-boundaries",
-                                   specs=metaplan.SpecRegistry.of([spec]),
-                                   rules=(rule for rule in [metaplan.InlineRule(("m",), "x.fn")]),
-                                   model_type="llama")
+    line = metaplan.build_pipeline(
+        "strip-ep-sub-boundaries",
+        specs=metaplan.SpecRegistry.of([spec]),
+        rules=(rule for rule in [metaplan.InlineRule(("m",), local_compute_target="x.fn")]),
+        model_type="llama",
+    )
     assert len(line.run(plan).records[0]) == len(line.run(plan).records[0]) == 2
     (stage,) = line.passes
     assert stage == metaplan.strip_ep_sub_boundaries(
-        specs=metaplan.SpecRegistry.of([spec]), rules=[metaplan.InlineRule(("m",), "x.fn")],
-        model_type="llama")
+        specs=metaplan.SpecRegistry.of([spec]),
+        rules=[metaplan.InlineRule(("m",), local_compute_target="x.fn")],
+        model_type="llama",
+    )
 
 
 def test_build_pipeline_keeps_rules_given_once_as_an_iterator() -> None:
     target = "pkg.moe.MoE.forward"
-    specs = metaplan.SpecRegistry.of([metaplan.StrategySpec(target, "moe", "MoE")])
+    specs = metaplan.SpecRegistry.of([metaplan.StrategySpec(target, "moe", target_class="MoE")])
     plan = metaplan.Plan.from_json({
         "param_plan": {"m": {"is_boundary": True}, "m.experts.0": {"is_boundary": True}},
         "boundary_classes": {"m": "MoE", "m.experts.0": "Expert"}})
-    built = metaplan.build_pipeline("strip-ep-sub-boundaries,strip-ep-sub-boundaries",
-                                    specs=specs,
-                                    rules=(r for r in [metaplan.InlineRule(("m",), target)]))
+    built = metaplan.build_pipeline(
+        "strip-ep-sub-boundaries,strip-ep-sub-boundaries",
+        specs=specs,
+        rules=(r for r in [metaplan.InlineRule(("m",), local_compute_target=target)]),
+    )
     assert built.passes[0] == built.passes[1]  # each stage built from the same rules
     first, again = built.run(plan), built.run(plan)
     assert len(first.records[0]) == len(again.records[0]) > 0

@@ -31,9 +31,18 @@ def _without_model_type(name: str = NAME) -> dict[str, Any]:
 
 def _only_for(model_type: str, aliases: dict[str, str] | None = None) -> metaplan.SpecRegistry:
     """The DeepSeek-V3 spec, declared for ``model_type`` only (no generic fallback)."""
-    return metaplan.SpecRegistry.of([metaplan.StrategySpec(
-        DEEPSEEK, "moe_ep_routed", "DeepseekV3MoE", ("experts.*", "shared_experts"),
-        model_type=model_type)], aliases)
+    return metaplan.SpecRegistry.of(
+        [
+            metaplan.StrategySpec(
+                DEEPSEEK,
+                "moe_ep_routed",
+                target_class="DeepseekV3MoE",
+                strip_boundary_subpatterns=("experts.*", "shared_experts"),
+                model_type=model_type,
+            )
+        ],
+        aliases,
+    )
 
 
 def test_the_model_type_is_model_type_else_model_class_else_source_architecture() -> None:
@@ -63,10 +72,13 @@ def test_builtin_aliases_are_upstreams_architectures() -> None:
 
 
 def test_lookup_exact_then_alias_then_generic() -> None:
-    generic = metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", "Generic")
-    exact = metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", "Exact", model_type="Mixtral")
-    canonical = metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", "Canonical",
-                                      model_type="mixtral")
+    generic = metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", target_class="Generic")
+    exact = metaplan.StrategySpec(
+        DEEPSEEK, "moe_ep_routed", target_class="Exact", model_type="Mixtral"
+    )
+    canonical = metaplan.StrategySpec(
+        DEEPSEEK, "moe_ep_routed", target_class="Canonical", model_type="mixtral"
+    )
     registry = metaplan.SpecRegistry.of([generic, canonical], {"MixtralForCausalLM": "mixtral"})
     assert registry.lookup(DEEPSEEK, "MixtralForCausalLM") is canonical
     assert registry.lookup(DEEPSEEK, "mixtral") is canonical
@@ -177,13 +189,19 @@ def test_injections_and_module_overrides_become_rules() -> None:
                              {"match": "z", "_target_": "r3", "target": "ignored",
                               "replace_target": "r4"}]}
     assert metaplan.rules_from_plan(plan) == (
-        InlineRule(("a.*", "b"), "t.fn", inner_wrapper_target="w",
-                   options=metaplan.freeze({"ep_size": 8, "inner_target": "core"})),
-        InlineRule(("c",), "t.fn2", inner_wrapper_target="w2"),
-        InlineRule(("x",), module_type="Lin", replace_target="r.t",
-                   options=metaplan.freeze({"extra": 1})),
+        InlineRule(
+            ("a.*", "b"),
+            local_compute_target="t.fn",
+            inner_wrapper_target="w",
+            options=metaplan.freeze({"ep_size": 8, "inner_target": "core"}),
+        ),
+        InlineRule(("c",), local_compute_target="t.fn2", inner_wrapper_target="w2"),
+        InlineRule(
+            ("x",), module_type="Lin", replace_target="r.t", options=metaplan.freeze({"extra": 1})
+        ),
         InlineRule(("y",), replace_target="r2"),
-        InlineRule(("z",), replace_target="r4"))
+        InlineRule(("z",), replace_target="r4"),
+    )
     assert metaplan.rules_from_plan({"injections": None, "module_overrides": None}) == ()
     assert metaplan.rules_from_plan(metaplan.Plan.from_json(plan)) == metaplan.rules_from_plan(
         plan)
@@ -250,7 +268,13 @@ def test_a_specs_file_reads_every_field(tmp_path: Path) -> None:
                                 {"target": "u", "target_class": None, "options": None}]))
     registry = metaplan.load_specs(path)
     assert registry.specs[("t", "m")] == metaplan.StrategySpec(
-        "t", "k", "C", ("e.*",), "m", metaplan.freeze({"o": 1}))
+        "t",
+        "k",
+        target_class="C",
+        strip_boundary_subpatterns=("e.*",),
+        model_type="m",
+        options=metaplan.freeze({"o": 1}),
+    )
     assert registry.specs[("u", None)] == metaplan.StrategySpec("u", "")
     assert len(registry) == 2 and dict(registry.aliases) == {}
 
@@ -288,9 +312,18 @@ def test_a_rules_file_reads_every_field(tmp_path: Path) -> None:
             "region_dispatch": True, "options": {"o": 1}}
     path.write_text(json.dumps({"rules": [rule, {"match": ["a", "b"]}]}))
     assert metaplan.load_rules(path) == (
-        InlineRule(("m.*",), "t", metaplan.freeze({"a": [1]}), "Lin", "r", "w", True,
-                   metaplan.freeze({"o": 1})),
-        InlineRule(("a", "b")))
+        InlineRule(
+            ("m.*",),
+            local_compute_target="t",
+            when=metaplan.freeze({"a": [1]}),
+            module_type="Lin",
+            replace_target="r",
+            inner_wrapper_target="w",
+            region_dispatch=True,
+            options=metaplan.freeze({"o": 1}),
+        ),
+        InlineRule(("a", "b")),
+    )
     path.write_text(json.dumps([{"match": "x"}]))
     assert metaplan.load_rules(path) == (InlineRule(("x",)),)
 
@@ -345,7 +378,7 @@ def test_a_model_type_says_where_it_came_from() -> None:
 
 
 def test_canonical_model_types_come_from_specs_and_aliases() -> None:
-    spec = metaplan.StrategySpec(DEEPSEEK, "k", "C", model_type="Mixtral_8x7b")
+    spec = metaplan.StrategySpec(DEEPSEEK, "k", target_class="C", model_type="Mixtral_8x7b")
     registry = metaplan.SpecRegistry.of([spec], {"MyArch": "custom", "Other": "Mixtral_8x7b"})
     assert registry.canonical_model_type("mixtral8x7b") == "Mixtral_8x7b"  # a spec's spelling
     assert registry.canonical_model_type("MyArch") == "custom"  # an alias
@@ -356,18 +389,18 @@ def test_canonical_model_types_come_from_specs_and_aliases() -> None:
     assert registry.lookup(DEEPSEEK, "mixtral-8x7b") is spec
     assert registry.lookup(DEEPSEEK, None) is None and registry.lookup("t", "x") is None
     assert repr(metaplan.SpecRegistry.of([spec])) == "SpecRegistry(<1 specs>)"
-    later = metaplan.StrategySpec(DEEPSEEK, "k2", "D", model_type="Mixtral_8x7b")
+    later = metaplan.StrategySpec(DEEPSEEK, "k2", target_class="D", model_type="Mixtral_8x7b")
     assert metaplan.SpecRegistry.of([spec, later]).lookup(DEEPSEEK, "Mixtral_8x7b") is later
 
 
 def test_rules_specs_and_registries_are_frozen_and_hashable() -> None:
-    rule = metaplan.InlineRule(("m",), "t")
-    spec = metaplan.StrategySpec("t", "k", "C")
+    rule = metaplan.InlineRule(("m",), local_compute_target="t")
+    spec = metaplan.StrategySpec("t", "k", target_class="C")
     for value in (rule, spec, metaplan.BUILTIN_SPECS):
         with pytest.raises(AttributeError):
             value.kind = "x"  # type: ignore[misc, union-attr]
-    assert hash(rule) == hash(metaplan.InlineRule(("m",), "t"))
-    assert hash(spec) == hash(metaplan.StrategySpec("t", "k", "C"))
+    assert hash(rule) == hash(metaplan.InlineRule(("m",), local_compute_target="t"))
+    assert hash(spec) == hash(metaplan.StrategySpec("t", "k", target_class="C"))
 
 
 def test_the_model_type_is_read_from_those_fields_only() -> None:
@@ -379,8 +412,8 @@ def test_the_model_type_is_read_from_those_fields_only() -> None:
 
 
 def test_an_exact_alias_beats_another_names_spelling() -> None:
-    spec = metaplan.StrategySpec(DEEPSEEK, "k", "A", model_type="Ab")
-    exact = metaplan.StrategySpec(DEEPSEEK, "k", "Y", model_type="y")
+    spec = metaplan.StrategySpec(DEEPSEEK, "k", target_class="A", model_type="Ab")
+    exact = metaplan.StrategySpec(DEEPSEEK, "k", target_class="Y", model_type="y")
     registry = metaplan.SpecRegistry.of([spec, exact], {"ab": "y"})
     assert registry.canonical_model_type("ab") == "y"  # not "Ab", though they spell alike
     assert registry.canonical_model_type("a-b") == "Ab"
@@ -388,9 +421,11 @@ def test_an_exact_alias_beats_another_names_spelling() -> None:
 
 
 def test_a_spec_for_the_exact_model_type_beats_the_one_its_alias_names() -> None:
-    exact = metaplan.StrategySpec(DEEPSEEK, "k", "Exact", model_type="MixtralForCausalLM")
-    canonical = metaplan.StrategySpec(DEEPSEEK, "k", "Canonical", model_type="mixtral")
-    generic = metaplan.StrategySpec(DEEPSEEK, "k", "Generic")
+    exact = metaplan.StrategySpec(
+        DEEPSEEK, "k", target_class="Exact", model_type="MixtralForCausalLM"
+    )
+    canonical = metaplan.StrategySpec(DEEPSEEK, "k", target_class="Canonical", model_type="mixtral")
+    generic = metaplan.StrategySpec(DEEPSEEK, "k", target_class="Generic")
     for order in ([exact, canonical, generic], [generic, canonical, exact]):
         registry = metaplan.SpecRegistry.of(order, {"MixtralForCausalLM": "mixtral"})
         assert registry.lookup(DEEPSEEK, "MixtralForCausalLM") is exact
@@ -489,3 +524,15 @@ def test_an_override_reads_its_target_from_any_of_three_keys() -> None:
     assert metaplan.rules_from_plan({"module_overrides": overrides}) == (
         InlineRule(("a",), replace_target="t1"), InlineRule(("b",), replace_target="t2"),
         InlineRule(("c",)), InlineRule(("d",), options=metaplan.freeze({"when": 1})))
+
+
+def test_the_options_of_rules_and_specs_are_keyword_only() -> None:
+    """``InlineRule(("m",), "x.fn")`` read as the local compute target by position; eight
+    optional fields by position are a trap, so they are named."""
+    with pytest.raises(TypeError, match="positional"):
+        metaplan.InlineRule(("m",), "x.fn")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="positional"):
+        metaplan.StrategySpec("x.fn", "moe", "MoE")  # type: ignore[call-arg]
+    rule = metaplan.InlineRule(("m",), local_compute_target="x.fn")
+    assert rule.local_compute_target == "x.fn" and rule.match == ("m",)
+    assert metaplan.StrategySpec("x.fn", "moe", target_class="MoE").target_class == "MoE"

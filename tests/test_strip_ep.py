@@ -95,8 +95,14 @@ def _changes(record: metaplan.ChangeRecord) -> list[tuple[str, str, str, str]]:
 
 
 def test_two_specs_claiming_one_target_strip_what_either_names() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("experts.*",)),
-                             StrategySpec(B, "moe", "MoE", ("shared", "experts.*"))])
+    specs = SpecRegistry.of(
+        [
+            StrategySpec(A, "moe", target_class="MoE", strip_boundary_subpatterns=("experts.*",)),
+            StrategySpec(
+                B, "moe", target_class="MoE", strip_boundary_subpatterns=("shared", "experts.*")
+            ),
+        ]
+    )
     plan = _plan({"m.moe": "MoE", "m.moe.experts.0": "E", "m.moe.shared": "S", "m.moe.gate": "G"},
                  [{"match": "m.moe", "local_compute_fn": A},
                   {"match": "*.moe", "local_compute_fn": {"target": B}}])
@@ -122,7 +128,9 @@ def test_two_specs_claiming_one_target_strip_what_either_names() -> None:
 
 
 def test_a_nested_ep_target_keeps_its_own_why() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("*",))])
+    specs = SpecRegistry.of(
+        [StrategySpec(A, "moe", target_class="MoE", strip_boundary_subpatterns=("*",))]
+    )
     plan = _plan({"m": "MoE", "m.inner": "MoE", "m.inner.x": "X"},
                  [{"match": ["m", "m.inner"], "local_compute_fn": A}])
     whys = {str(c.path[1]): c.why for c in strip_ep_sub_boundaries(specs=specs)(plan).record
@@ -133,8 +141,12 @@ def test_a_nested_ep_target_keeps_its_own_why() -> None:
 
 
 def test_a_rule_claims_only_modules_of_its_specs_class() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("experts.*",)),
-                             StrategySpec(B, "moe", None, ("experts.*",))])
+    specs = SpecRegistry.of(
+        [
+            StrategySpec(A, "moe", target_class="MoE", strip_boundary_subpatterns=("experts.*",)),
+            StrategySpec(B, "moe", target_class=None, strip_boundary_subpatterns=("experts.*",)),
+        ]
+    )
     plan = _plan({"a.moe": "MoE", "b.moe": "MLP", "c.moe": "MoE", "c.moe.experts.1": "E"},
                  [{"match": "a.moe", "local_compute_fn": A},
                   {"match": "b.moe", "local_compute_fn": A},
@@ -147,7 +159,9 @@ def test_a_rule_claims_only_modules_of_its_specs_class() -> None:
 
 
 def test_flags_already_false_and_entries_that_are_not_objects_keep_their_class_removal() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("e.*",))])
+    specs = SpecRegistry.of(
+        [StrategySpec(A, "moe", target_class="MoE", strip_boundary_subpatterns=("e.*",))]
+    )
     plan = metaplan.Plan.from_json({
         "param_plan": {"m": {"is_boundary": False}, "m.e.0": None, "m.e.1": {}},
         "boundary_classes": {"m": "MoE", "m.e.0": "E", "m.e.1": "E", "m.e.2": "E"},
@@ -160,7 +174,7 @@ def test_flags_already_false_and_entries_that_are_not_objects_keep_their_class_r
 
 
 def test_the_model_type_setting() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", model_type="dsv3")],
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE", model_type="dsv3")],
                             {"DeepseekV3ForCausalLM": "dsv3"})
     plan = _plan({"m": "MoE"}, [{"match": "m", "local_compute_fn": A}],
                  model_class="DeepseekV3ForCausalLM")
@@ -174,9 +188,9 @@ def test_the_model_type_setting() -> None:
 
 
 def test_explicit_rules_replace_the_plans_injections() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE")])
     plan = _plan({"m": "MoE", "n": "MoE"}, [{"match": "m", "local_compute_fn": A}])
-    stage = strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("n",), A)])
+    stage = strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("n",), local_compute_target=A)])
     assert [c.path[1] for c in stage(plan).record.changes] == ["n", "n"]
     assert strip_ep_sub_boundaries(specs=specs, rules=())(plan).record.is_noop
     assert repr(stage) == ("strip_ep_sub_boundaries(rules=<1 rules>, specs=SpecRegistry(<1 "
@@ -202,15 +216,23 @@ def test_the_glob_index_claims_exactly_what_fnmatch_matches(fqns: list[str],
     """Brute force (every pattern against every FQN, as the seed does) is the oracle."""
     classes = {fqn: data.draw(st.sampled_from(("MoE", "MoE", "MLP")), label=fqn)
                for fqn in fqns}
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE", ("0", "*.b"))])
-    found = find_ep_targets(classes, [InlineRule(tuple(patterns), A)], specs, None)
+    specs = SpecRegistry.of(
+        [StrategySpec(A, "moe", target_class="MoE", strip_boundary_subpatterns=("0", "*.b"))]
+    )
+    found = find_ep_targets(
+        classes, [InlineRule(tuple(patterns), local_compute_target=A)], specs, None
+    )
     expected = {fqn for fqn, cls in classes.items() if cls == "MoE"
                 and any(fnmatch.fnmatchcase(fqn, p) for p in patterns)}
     assert set(found) == expected
     plan = metaplan.Plan.from_json({"param_plan": {f: {"is_boundary": True} for f in fqns},
                                     "boundary_classes": classes})
-    marked = {str(c.path[1]) for c in strip_ep_sub_boundaries(
-        specs=specs, rules=[InlineRule(tuple(patterns), A)])(plan).record.changes}
+    marked = {
+        str(c.path[1])
+        for c in strip_ep_sub_boundaries(
+            specs=specs, rules=[InlineRule(tuple(patterns), local_compute_target=A)]
+        )(plan).record.changes
+    }
     subs = {fqn for fqn in fqns for target in expected if fqn.startswith(target + ".")
             and any(fnmatch.fnmatchcase(fqn[len(target) + 1:], p) for p in ("0", "*.b"))}
     assert marked == expected | subs
@@ -225,15 +247,24 @@ def test_the_glob_index_claims_exactly_what_fnmatch_matches(fqns: list[str],
 def test_fnmatch_edge_cases_are_read_as_fnmatch_reads_them(pattern: str, claims: set[str]
                                                            ) -> None:
     classes = dict.fromkeys(("a", "b", "]", "a]", "a[b", "[]", "[!]"), "MoE")
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
-    assert set(find_ep_targets(classes, [InlineRule((pattern,), A)], specs, None)) == claims
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE")])
+    assert (
+        set(find_ep_targets(classes, [InlineRule((pattern,), local_compute_target=A)], specs, None))
+        == claims
+    )
 
 
 def test_a_rule_without_a_target_or_a_spec_does_not_stop_the_rules_after_it() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE"), StrategySpec(B, "moe", None)])
+    specs = SpecRegistry.of(
+        [StrategySpec(A, "moe", target_class="MoE"), StrategySpec(B, "moe", target_class=None)]
+    )
     classes = {"m": "MoE", "n": "MoE", "o": "MoE"}
-    rules = [InlineRule(("m",)), InlineRule(("m",), "x.unknown"), InlineRule(("m",), B),
-             InlineRule(("n", "o"), A)]
+    rules = [
+        InlineRule(("m",)),
+        InlineRule(("m",), local_compute_target="x.unknown"),
+        InlineRule(("m",), local_compute_target=B),
+        InlineRule(("n", "o"), local_compute_target=A),
+    ]
     assert list(find_ep_targets(classes, rules, specs, None)) == ["n", "o"]
     target = find_ep_targets(classes, rules, specs, None)["n"]
     with pytest.raises(AttributeError):
@@ -250,25 +281,32 @@ def test_a_rule_without_a_target_or_a_spec_does_not_stop_the_rules_after_it() ->
     (["m.0", "m.1", "n.1"], "m.[0-1]"), (["a.b.c", "a.c", "b.c"], "a*c"),
 ])
 def test_the_glob_index_misses_nothing_at_either_end(names: list[str], pattern: str) -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
-    found = find_ep_targets(dict.fromkeys(names, "MoE"), [InlineRule((pattern,), A)], specs,
-                            None)
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE")])
+    found = find_ep_targets(
+        dict.fromkeys(names, "MoE"), [InlineRule((pattern,), local_compute_target=A)], specs, None
+    )
     assert set(found) == {name for name in names if fnmatch.fnmatchcase(name, pattern)}
     assert found  # each case matches something
 
 
 def test_rules_given_once_as_an_iterator_are_kept() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE")])
     plan = _plan({"m": "MoE"})
-    stage = strip_ep_sub_boundaries(specs=specs, rules=(r for r in [InlineRule(("m",), A)]))
+    stage = strip_ep_sub_boundaries(
+        specs=specs, rules=(r for r in [InlineRule(("m",), local_compute_target=A)])
+    )
     assert len(stage(plan).record) == len(stage(plan).record) == 2
-    assert hash(stage) == hash(strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("m",), A)]))
+    assert hash(stage) == hash(
+        strip_ep_sub_boundaries(specs=specs, rules=[InlineRule(("m",), local_compute_target=A)])
+    )
 
 
 def test_class_names_that_cannot_be_hashed_are_skipped_as_the_seed_skips_them() -> None:
-    specs = SpecRegistry.of([StrategySpec(A, "moe", "MoE")])
+    specs = SpecRegistry.of([StrategySpec(A, "moe", target_class="MoE")])
     classes: dict[str, Any] = {"m.0": ["MoE"], "m.1": {"x": 1}, "m.2": "MoE", "m.3": None}
-    assert list(find_ep_targets(classes, [InlineRule(("m.*",), A)], specs, None)) == ["m.2"]
+    assert list(
+        find_ep_targets(classes, [InlineRule(("m.*",), local_compute_target=A)], specs, None)
+    ) == ["m.2"]
 
 
 def test_its_contract_catches_a_stage_that_breaks_what_its_input_passed() -> None:

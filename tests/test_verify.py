@@ -129,8 +129,13 @@ def test_no_rules_and_no_specs_are_spelled_as_such() -> None:
     none = {v.message.split()[4] for v in spec_coverage(plan, specs=metaplan.SpecRegistry())}
     assert none == {DEEPSEEK, _RING}  # no specs: every target is a gap
     # model_type=None is no model type: a spec of deepseek_v3's is then no spec
-    specific = metaplan.SpecRegistry.of([metaplan.StrategySpec(
-        DEEPSEEK, "moe_ep_routed", "DeepseekV3MoE", model_type="deepseek_v3")])
+    specific = metaplan.SpecRegistry.of(
+        [
+            metaplan.StrategySpec(
+                DEEPSEEK, "moe_ep_routed", target_class="DeepseekV3MoE", model_type="deepseek_v3"
+            )
+        ]
+    )
     assert metaplan.verify(metaplan.Plan.from_json(_real()), specs=specific) == ()
     (gap,) = metaplan.verify(metaplan.Plan.from_json(_real()), specs=specific, model_type=None)
     assert "(model type None; gap 1 of 1)" in gap.message
@@ -353,8 +358,13 @@ def test_spec_coverage_reports_every_gap_at_once() -> None:
 
 def test_spec_coverage_uses_the_model_type_and_its_aliases() -> None:
     specific = metaplan.SpecRegistry.of(
-        [metaplan.StrategySpec(DEEPSEEK, "moe_ep_routed", "DeepseekV3MoE",
-                               model_type="deepseek_v3")], {"DSV3": "deepseek_v3"})
+        [
+            metaplan.StrategySpec(
+                DEEPSEEK, "moe_ep_routed", target_class="DeepseekV3MoE", model_type="deepseek_v3"
+            )
+        ],
+        {"DSV3": "deepseek_v3"},
+    )
     raw = _real()
     plan = metaplan.Plan.from_json(raw)
     assert metaplan.verify(plan, specs=specific) == ()
@@ -592,7 +602,9 @@ def test_a_verification_holds_only_what_its_checks_found() -> None:
 
 
 def test_a_verifier_is_a_frozen_value_named_by_its_settings() -> None:
-    chosen = metaplan.verifier(["schema"], rules=[metaplan.InlineRule(("x",), "a.b")])
+    chosen = metaplan.verifier(
+        ["schema"], rules=[metaplan.InlineRule(("x",), local_compute_target="a.b")]
+    )
     assert chosen.__name__ == repr(chosen)
     assert repr(chosen).startswith("verify(checks=('schema',), rules=")
     assert "1 rules" in repr(chosen)

@@ -21,7 +21,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, NamedTuple
 
 from pyrsistent import PMap, PVector, pmap
@@ -53,6 +53,7 @@ class InlineRule:
     """Where an inline strategy applies: FQN glob patterns and the strategy's targets."""
 
     match: tuple[str, ...]
+    _: KW_ONLY  # the targets and options by name: InlineRule(("m.*",), replace_target="x")
     local_compute_target: str | None = None
     when: Any = None
     module_type: str | None = None
@@ -76,6 +77,7 @@ class StrategySpec:
 
     target: str
     kind: str
+    _: KW_ONLY  # the rest by name
     target_class: str | None = None
     strip_boundary_subpatterns: tuple[str, ...] = ()
     model_type: str | None = None
