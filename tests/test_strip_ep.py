@@ -329,3 +329,19 @@ def test_none_is_no_setting_for_its_rules_or_specs(setting: str) -> None:
     with pytest.raises(TypeError, match=rf"^strip_ep_sub_boundaries\({setting}=None\): "
                                         "expected .*, found None; pass "):
         strip_ep_sub_boundaries(**none)
+
+
+def test_a_spec_with_an_empty_target_class_claims_the_modules_of_that_class() -> None:
+    """A specs file may give ``target_class: ""``; modules whose class is ``""`` are then its
+    targets (the seed compares the strings), and the records say so with the class as given."""
+    specs = SpecRegistry.of([StrategySpec("x.fn", "moe", target_class="",
+                                          strip_boundary_subpatterns=("experts",))])
+    rules = [InlineRule(("m",), local_compute_target="x.fn")]
+    found = find_ep_targets({"m": "", "n": "MoE"}, rules, specs, None)
+    assert list(found) == ["m"] and found["m"].target_class == ""
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True},
+                                                   "m.experts": {"is_boundary": True}},
+                                    "boundary_classes": {"m": "", "n": "MoE"}})
+    record = strip_ep_sub_boundaries(specs=specs, rules=rules)(plan).record
+    assert [c.why for c in record.changes if c.path[1] == "m.experts"] == [
+        "sub-module of EP target m () matching strip pattern 'experts'"]

@@ -1,0 +1,39 @@
+"""tools/mutate.py names modules and tests that exist, and its equivalents name real lines."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _mutate() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_mutate_tool", ROOT / "tools" / "mutate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_target_is_a_module_with_tests() -> None:
+    tool = _mutate()
+    for module, tests in tool.TARGETS.items():
+        assert (tool.PACKAGE / module).is_file(), module
+        for pattern in tests:
+            assert sorted((ROOT / "tests").glob(pattern)), (module, pattern)
+
+
+def test_every_equivalent_names_a_line_of_a_target() -> None:
+    tool = _mutate()
+    for (where, line, _mutation), _why in tool.load_equivalents().items():
+        module, _, scope = where.partition(":")
+        assert module in tool.TARGETS, where
+        source = (tool.PACKAGE / module).read_text()
+        scopes = tool.scopes(source)
+        numbers = [n for n, text in enumerate(source.splitlines(), 1) if text.strip() == line]
+        assert numbers, (where, line)
+        assert any(scopes.get(n, "<module>") == scope for n in numbers), (where, line)
