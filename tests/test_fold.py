@@ -38,6 +38,7 @@ from metaplan.records.codec import dumps_records, loads_records
 from metaplan.testing import plan_pairs
 from metaplan.versions.diffing import changes_between, diff
 from metaplan.versions.folding import FQN_FIELDS, fold_changes, group_to_json
+from metaplan.versions.ignoring import split_provenance
 from metaplan.views.text import format_diff, format_folded
 
 VERSIONS = {
@@ -206,7 +207,11 @@ def test_the_command_prints_groups_exactly_and_the_same_text_under_any_hash_seed
     assert done.returncode == 1, done.stderr
     out = json.loads(done.stdout)
     assert (out["a"], out["b"], out["ignored"]) == (str(a), str(b), None)
-    check_groups(diff(_plan("deepseek_v3.hf4"), _plan("deepseek_v3.hf5")), out["groups"])
+    hf4, hf5 = _plan("deepseek_v3.hf4"), _plan("deepseek_v3.hf5")
+    record, provenance = split_provenance(hf4, hf5, diff(hf4, hf5))
+    check_groups(record, out["groups"])  # the provenance is listed apart, and is all there
+    assert out["provenance"] == [change.to_json() for change in provenance]
+    assert [change.path for change in provenance] == [("signature",), ("source", "transformers")]
     small = fixture_path("qwen3_moe.hf5"), DATA / "qwen3_moe.hf5.expected.json.gz"
     texts = {metaplan_cli("diff", *small, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
              for seed in ("0", "1", "12345")}

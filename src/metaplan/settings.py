@@ -16,8 +16,8 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-__all__ = ["FROM_PLAN", "RUN_INPUT", "VOLATILE", "FromPlan", "FromRun", "ModelTypeSetting",
-           "refuse_none"]
+__all__ = ["FROM_PLAN", "PROVENANCE", "RUN_INPUT", "VOLATILE", "FromPlan", "FromRun",
+           "ModelTypeSetting", "refuse_none"]
 
 
 class FromPlan(enum.Enum):
@@ -49,6 +49,11 @@ ModelTypeSetting = str | None | Literal[FromPlan.FROM_PLAN]
 
 VOLATILE = ("signature", "yaml_sha256", "source", "outputs", "codegen_version")
 """The fields a regeneration changes whatever the model and rules (``--ignore-volatile``)."""
+
+PROVENANCE = ("signature", "codegen_version", "source", "outputs")
+"""The fields that say where a plan came from (the generator's signature and version, the
+model source, the hashes of the files it wrote): a text or HTML diff shows their changes in its
+header, not as changes, unless asked (``--show-provenance``)."""
 
 
 _SPELLINGS = {

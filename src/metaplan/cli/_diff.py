@@ -10,30 +10,39 @@ from collections.abc import Sequence
 from metaplan.cli._common import text_style
 from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
-from metaplan.core.plan import load, plan_from_file_data
-from metaplan.errors import InputError
+from metaplan.core.plan import Plan, load, plan_from_file_data
+from metaplan.errors import InputError, key_path
 from metaplan.files.inputs import read_bytes, source_name
 from metaplan.files.jsonio import dumps_pretty, parse_json
 from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
-from metaplan.records.change import ChangeRecord
+from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records, records_from_json
 from metaplan.records.patch import to_json_patch
 from metaplan.settings import VOLATILE
 from metaplan.versions.diffing import diff as diff_plans
 from metaplan.versions.folding import fold_changes, group_to_json
-from metaplan.versions.ignoring import parse_ignores, split_ignored
+from metaplan.versions.ignoring import (
+    Ignore,
+    ignored,
+    parse_ignores,
+    split_ignored,
+    split_provenance,
+)
 from metaplan.views.labels import PLAIN, TextStyle
-from metaplan.views.text import format_diff, format_flat, format_folded, plural
+from metaplan.views.text import change_line, format_diff, format_flat, format_folded, plural
 
 __all__ = ["diff", "git_diff", "line_diff", "record_text", "show"]
 
 
 def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
                 hashes: Sequence[str] | None = None, expand: bool = False, note: str = "",
-                painted: bool = False, shown: TextStyle = PLAIN) -> bytes:
+                painted: bool = False, shown: TextStyle = PLAIN,
+                provenance: Sequence[Change] = ()) -> bytes:
     """A record as ``diff`` writes it in ``style``: text (folded, or every module with
     ``expand``), ``groups`` (the folded form as JSON), ``json`` (records) or ``jsonpatch``;
-    JSON ends in a newline, as text does."""
+    JSON ends in a newline, as text does. ``provenance`` (changes left out of the record, see
+    :func:`~metaplan.versions.ignoring.split_provenance`) is shown in the header of text, and
+    as its own list in ``groups``."""
     if style == "json":
         return dumps_records([record]) + b"\n"
     if style in ("jsonpatch", "patch"):
@@ -41,12 +50,18 @@ def record_text(record: ChangeRecord, style: str, labels: Sequence[str], *,
     if style == "groups":
         return dumps_pretty({"a": labels[0], "b": labels[1], "changes": len(record),
                              "ignored": note or None,
+                             "provenance": [change.to_json() for change in provenance],
                              "groups": [group_to_json(g) for g in fold_changes(record)]}) + b"\n"
     base, result = hashes if hashes is not None else (record.base, record.result)
     body = format_diff(record, style=shown) if expand else format_folded(record, style=shown)
+    first, _, rest = body.partition("\n")
+    if provenance:
+        first += f"; provenance: {plural(len(provenance), 'change')}"
+        rest = "".join(f"  {change_line(c, key_path(c.path), style=shown)}\n"
+                       for c in provenance).join(("(provenance)\n", rest))
     if note:
-        first, _, rest = body.partition("\n")
-        body = f"{first}; {one_line(note)}\n{rest}"
+        first += f"; {one_line(note)}"
+    body = f"{first}\n{rest}"
     old, new = (quote_name(label) for label in labels)  # no name can start a line
     text = f"--- {old}  {base}\n+++ {new}  {result}\n{body}"
     return paint(text, painted).encode("utf-8", "surrogateescape")
@@ -60,6 +75,21 @@ def _ignores(args: argparse.Namespace) -> tuple[list[str], str]:
         patterns += VOLATILE
         said.append("--ignore-volatile")
     return patterns, ", ".join(said)
+
+
+def _shown_changes(a: Plan, b: Plan, rules: Sequence[Ignore], header: bool
+                   ) -> tuple[ChangeRecord, tuple[Change, ...], tuple[Change, ...]]:
+    """The record of A -> B a diff shows, the provenance changes for its header (none unless
+    ``header``), and the changes ``rules`` ignore (an ignored provenance field among them)."""
+    record = diff_plans(a, b)
+    provenance: tuple[Change, ...] = ()
+    if header:
+        record, provenance = split_provenance(a, b, record)
+    record, dropped = split_ignored(a, record, rules)
+    unseen = tuple(change for change in provenance if ignored(change.path, rules))
+    if unseen:
+        provenance = tuple(change for change in provenance if change not in unseen)
+    return record, provenance, dropped + unseen
 
 
 def diff(args: argparse.Namespace) -> int:
@@ -76,18 +106,22 @@ def diff(args: argparse.Namespace) -> int:
         a, b = line.run(a).final, line.run(b).final
         labels = [f"{label} after {format_passes(names)}" for label in labels]
     patterns, said = _ignores(args)
-    record, dropped = split_ignored(a, diff_plans(a, b), parse_ignores(patterns))
+    header = args.format in ("text", "groups", "html") and not args.show_provenance
+    record, provenance, dropped = _shown_changes(a, b, parse_ignores(patterns), header)
     note = f"ignored {plural(len(dropped), 'change')} ({said})" if said else ""
+    exit_code = 0 if record.is_noop and not provenance else 1
     hashes = (a.content_hash, b.content_hash) if args.format in ("text", "html") else None
     if args.format == "html":
         from metaplan.html.reports import diff_report
 
-        page = diff_report(record, labels=labels, hashes=hashes, before=a, after=b, note=note)
+        page = diff_report(record, labels=labels, hashes=hashes, before=a, after=b, note=note,
+                           provenance=provenance)
         output(args, page.encode("utf-8"))
-        return 0 if record.is_noop else 1
+        return exit_code
     output(args, record_text(record, args.format, labels, hashes=hashes, expand=args.expand,
-                             note=note, painted=colour(args), shown=text_style(args, a, b)))
-    return 0 if record.is_noop else 1
+                             note=note, painted=colour(args), shown=text_style(args, a, b),
+                             provenance=provenance))
+    return exit_code
 
 
 def show(args: argparse.Namespace) -> int:
@@ -188,8 +222,9 @@ def git_diff(args: argparse.Namespace) -> int:
         to_stdout(f"{head}metaplan git-diff: not a plan, shown line by line: "
                   f"{one_line(str(exc))}\n" + line_diff(old, new, labels))
         return 0
-    record = diff_plans(a, b)
+    record, provenance = split_provenance(a, b, diff_plans(a, b))
     to_stdout(head.encode("utf-8", "surrogateescape")
-              + record_text(record, "text", labels, painted=colour(args),
-                            shown=text_style(args, a, b)))
+              + record_text(record, "text", labels, hashes=(a.content_hash, b.content_hash),
+                            painted=colour(args), shown=text_style(args, a, b),
+                            provenance=provenance))
     return 0

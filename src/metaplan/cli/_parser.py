@@ -20,7 +20,7 @@ from metaplan.files.inputs import (
     describe_size,
     parse_size,
 )
-from metaplan.settings import VOLATILE
+from metaplan.settings import PROVENANCE, VOLATILE
 from metaplan.version import __version__
 
 __all__ = ["CHECK_NAMES", "PASS_NAMES", "parser"]
@@ -297,6 +297,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--ignore-volatile", action="store_true",
                      help="leave out the fields every regeneration changes: "
                           + ", ".join(VOLATILE))
+    sub.add_argument("--show-provenance", action="store_true",
+                     help="list changes to the plans' provenance (" + ", ".join(PROVENANCE)
+                          + ") among the changes; text, groups and html show them in the "
+                          "header otherwise (json and jsonpatch always hold every change)")
     sub.add_argument("--label", metavar="NAME", action="append",
                      help="name A (then B) in the header instead of its path")
     _color_option(sub)

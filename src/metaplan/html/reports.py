@@ -12,15 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from metaplan.core.plan import Plan
+from metaplan.errors import key_path
 from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget, render_groups
 from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, element, name_text, text
 from metaplan.html.svg import picture_html
-from metaplan.records.change import ChangeRecord
+from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records
 from metaplan.versions.folding import Group, fold_changes
-from metaplan.views.text import format_folded
+from metaplan.views.text import change_line, format_folded, plural
 
 __all__ = ["MEMBER_BUDGET", "RECORD_LIMIT", "diff_report", "records_data", "section_html",
            "sections_html"]
@@ -71,16 +72,25 @@ def sections_html(groups: Sequence[Group], ids: IdMaker, budget: Budget,
 
 def diff_report(record: ChangeRecord, *, labels: Sequence[str] = ("A", "B"),
                 hashes: Sequence[str] | None = None, before: Plan | None = None,
-                after: Plan | None = None, note: str = "", why: bool = False) -> str:
+                after: Plan | None = None, note: str = "", why: bool = False,
+                provenance: Sequence[Change] = ()) -> str:
     """``metaplan diff --format html``: the record folded as the text diff folds it, with a
-    picture of the plan when ``before`` and ``after`` are given."""
+    picture of the plan when ``before`` and ``after`` are given, and the changes to the plans'
+    provenance (left out of the record) in its header."""
     groups = fold_changes(record)
-    summary = format_folded(record, groups).partition("\n")[0] + (f"; {note}" if note else "")
+    summary = format_folded(record, groups).partition("\n")[0]
+    if provenance:
+        summary += f"; provenance: {plural(len(provenance), 'change')}"
+    summary += f"; {note}" if note else ""
     ids, budget = IdMaker(), Budget(MEMBER_BUDGET)
     base, result = hashes if hashes is not None else ("", "")
     head = (f'<p class="sub">from <code>{name_text(labels[0])}</code> {text(base)}<br>'
             f'to <code>{name_text(labels[1])}</code> {text(result)}</p>'
             f'<p class="summary">{text(summary)}</p>')
+    if provenance:
+        head += ('<p class="sub">provenance: ' + "<br>".join(
+            f"<code>{text(change_line(c, key_path(c.path)))}</code>" for c in provenance)
+            + "</p>")
     picture = ""
     if before is not None and after is not None:
         picture = picture_html(before, after, record.changes)
@@ -90,7 +100,8 @@ def diff_report(record: ChangeRecord, *, labels: Sequence[str] = ("A", "B"),
     page_data: dict[str, Any] = {
         "format": DATA_FORMAT, "report": "diff", "title": f"{labels[0]} -> {labels[1]}",
         "summary": summary, "a": labels[0], "b": labels[1], "sections": sections,
-        "groups": data, **records_data([record])}
+        "groups": data, "provenance": [change.to_json() for change in provenance],
+        **records_data([record])}
     if picture:
         picture = section_html("picture", "Picture of the plan", picture)
     return html_page(f"metaplan diff: {labels[0]} -> {labels[1]}", head + body + picture,

@@ -29,8 +29,10 @@ from metaplan.core.rules import check_pattern
 from metaplan.errors import InputError, parse_path
 from metaplan.records.change import Change, ChangeRecord, Key, Path
 from metaplan.records.edit import apply_changes
+from metaplan.settings import PROVENANCE
 
-__all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"]
+__all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored",
+           "split_provenance"]
 
 Ignore = tuple[str, ...]
 """One pattern: a glob per path step."""
@@ -103,3 +105,27 @@ def _shifted(change: Change, shifts: dict[Path, int]) -> Change:
     moved = tuple(key + shifts.get(path[:n], 0) if type(key) is int else key
                   for n, key in enumerate(path))
     return change if moved == path else change._replace(path=moved)
+
+
+_PROVENANCE = frozenset(PROVENANCE)
+
+
+def split_provenance(base: Plan, after: Plan, record: ChangeRecord
+                     ) -> tuple[ChangeRecord, tuple[Change, ...]]:
+    """The record of ``base`` -> ``after`` without the changes to the plans' provenance
+    (:data:`~metaplan.settings.PROVENANCE`: ``signature``, ``codegen_version``, ``source``,
+    ``outputs``), and those changes.
+
+    The record still applies to ``base``: it gives ``after`` with ``base``'s provenance,
+    whose hash is its result (found in time proportional to those fields, not the plan).
+    """
+    kept: list[Change] = []
+    dropped: list[Change] = []
+    for change in record.changes:
+        (dropped if change.path and change.path[0] in _PROVENANCE else kept).append(change)
+    if not dropped:
+        return record, ()
+    result = after
+    for field in {str(change.path[0]) for change in dropped}:
+        result = result.set(field, base[field]) if field in base else result.remove(field)
+    return ChangeRecord(record.pass_name, base, result, kept), tuple(dropped)
