@@ -84,6 +84,29 @@ def peak(command: list[str]) -> tuple[float, float]:
     return float(seconds), int(kib) / 1024
 
 
+def environment() -> str:
+    """One line naming the interpreter and pyrsistent's implementation the figures come from.
+
+    pyrsistent ships a C ``PVector`` (``pvectorc``) where it has a wheel and falls
+    back to its pure-Python ``PythonPVector`` where it has none (CPython 3.13 and
+    pyrsistent 0.20 here), which moves every figure; a ratio means little without it.
+    """
+    import platform
+    from importlib.metadata import version
+
+    from pyrsistent import pvector
+
+    kind = type(pvector())
+    flavour = "C" if kind.__module__ == "pvectorc" else "pure Python"
+    return (f"{platform.python_implementation()} {platform.python_version()}, "
+            f"pyrsistent {version('pyrsistent')} ({flavour} {kind.__qualname__})")
+
+
+def announce() -> None:
+    """Print :func:`environment` as a benchmark's first line."""
+    print(f"# {environment()}", flush=True)
+
+
 def compile_bytecode() -> None:
     """Compile metaplan and the benchmark scripts' modules to bytecode first, as a user's
     install has them (a first run would otherwise pay for compiling in its timing)."""

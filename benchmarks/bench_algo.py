@@ -24,7 +24,7 @@ import json
 import random
 from typing import Any
 
-from _common import load_dict, report, timed
+from _common import announce, load_dict, report, timed
 
 from metaplan.algorithms.braces import fold
 from metaplan.algorithms.sequences import edit_script, json_key, merge3
@@ -97,6 +97,7 @@ def bench_sequences(repeat: int) -> None:
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import compile_bytecode, line, load_dict, median, walls
+from _common import announce, compile_bytecode, line, load_dict, median, walls
 
 PLANS = ("deepseek_v3.hf4", "qwen3_moe.hf4")
 TP, EP = (1, 2, 4, 8), (1, 8)
@@ -57,6 +57,7 @@ def _stdout(command: list[str]) -> bytes:
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

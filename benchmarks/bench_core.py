@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from _common import interleaved, line, read_raw
+from _common import announce, interleaved, line, read_raw
 from _floor import floor_normalize
 
 import metaplan
@@ -41,6 +41,7 @@ def check(raw: bytes) -> None:
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
     args = parser.parse_args()

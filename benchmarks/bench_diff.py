@@ -26,6 +26,7 @@ from pathlib import Path
 
 from _common import (
     DATA,
+    announce,
     compile_bytecode,
     fixture,
     interleaved,
@@ -52,6 +53,7 @@ def _run(command: list[str], ok: tuple[int, ...] = (0,)) -> float:
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-deepdiff", action="store_true", help="skip DeepDiff (slow)")

@@ -18,13 +18,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import DATA, compile_bytecode, fixture, line, uncompressed, walls
+from _common import DATA, announce, compile_bytecode, fixture, line, uncompressed, walls
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4")
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _common import announce
+
 import metaplan
 from metaplan.html import diff_report, run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
@@ -56,6 +58,7 @@ def _load_time(page_text: str) -> float | None:
 
 
 def main() -> None:
+    announce()
     a = metaplan.load(DATA / "deepseek_v3.hf4.json.gz")
     b = metaplan.load(DATA / "deepseek_v3.hf4.expected.json.gz")
     record = diff(a, b)

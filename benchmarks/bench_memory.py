@@ -15,7 +15,7 @@ import gc
 import json
 import tracemalloc
 
-from _common import read_raw
+from _common import announce, read_raw
 
 import metaplan
 
@@ -23,6 +23,7 @@ FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4")
 
 
 def main() -> None:
+    announce()
     for name in FIXTURES:
         raw = read_raw(name)
         gc.collect()

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import interleaved, line, median, peak, verdict
+from _common import announce, interleaved, line, median, peak, verdict
 from _floor import floor_normalize
 from _synthetic import synthetic_bytes
 
@@ -87,6 +87,7 @@ def million() -> None:
 
 
 def main() -> None:
+    announce()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--million", action="store_true", help="also the ~1M-entry plan")

@@ -26,3 +26,18 @@ def test_a_missing_peer_is_one_line_naming_the_extra() -> None:
 def test_present_peers_let_the_benchmark_run() -> None:
     done = _require("json", "gzip")
     assert (done.returncode, done.stdout, done.stderr) == (0, "ran\n", "")
+
+
+def test_the_benchmarks_name_the_python_and_the_pyrsistent_they_ran_with() -> None:
+    import platform
+
+    from pyrsistent import pvector
+
+    code = (f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); "
+            f"from _common import announce; announce()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    flavour = ("C PVector" if type(pvector()).__module__ == "pvectorc"
+               else "pure Python PythonPVector")
+    assert done.stdout.startswith(f"# CPython {platform.python_version()}, pyrsistent 0.")
+    assert done.stdout.endswith(f" ({flavour})\n")
