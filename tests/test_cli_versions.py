@@ -129,10 +129,36 @@ def test_ignoring_an_added_array_item_renumbers_the_kept_ones(tmp_path: Path) ->
     ]
 
 
-def test_an_empty_ignore_pattern_is_refused() -> None:
-    done = metaplan_cli("diff", SMALL, SMALL_NORMAL, "--ignore", "")
-    assert done.returncode == 2 and b"--ignore" in done.stderr and b"empty" in done.stderr
-    assert done.stdout == b""
+@pytest.mark.parametrize(("pattern", "why"), [
+    ("", b"--ignore : an empty step; write field/FQN/key, e.g. "
+         b"param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
+         b"/param_plan/model.layers.3.mlp/is_boundary, for empty keys)"),
+    ("/", b"--ignore: an empty pattern would ignore everything; name a field"),
+])
+def test_an_empty_ignore_pattern_is_refused(pattern: str, why: bytes) -> None:
+    done = metaplan_cli("diff", SMALL, SMALL_NORMAL, "--ignore", pattern)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr == b"metaplan diff: error: " + why + b"\n"
+
+
+def test_ignored_array_removals_renumber_the_kept_changes(tmp_path: Path) -> None:
+    a = _raw(SMALL)
+    b = json.loads(json.dumps(a))
+    b["injections"] = [item for i, item in enumerate(b["injections"]) if i not in (0, 2, 5)]
+    b["injections"][3]["ep_size"] = 32  # a[6]
+    a_path, b_path = _write(tmp_path / "a.json", a), _write(tmp_path / "b.json", b)
+    rec, out = tmp_path / "rec.json", tmp_path / "out.json"
+    # a record's array edits apply in order: a[0] goes at 0, a[2] then at 1, a[5] at 3
+    done = metaplan_cli("diff", a_path, b_path, "--ignore", "injections/0", "--format", "json",
+                        "-o", rec)
+    assert done.returncode == 1, done.stderr
+    paths = [change["path"] for change in json.loads(rec.read_text())["records"][0]["changes"]]
+    assert paths == [["injections", 2], ["injections", 4], ["injections", 4, "ep_size"]]
+    assert metaplan_cli("replay", a_path, rec, "-o", out).returncode == 0
+    expected = json.loads(json.dumps(a["injections"]))
+    expected[6]["ep_size"] = 32
+    assert json.loads(out.read_text())["injections"] == [
+        item for i, item in enumerate(expected) if i not in (2, 5)]
 
 
 _PATTERNS = st.lists(st.sampled_from((

@@ -349,3 +349,49 @@ def test_a_string_added_twice_is_one_item_and_one_path() -> None:
          "changes": [{"field": "external_state_classes", "key": "external_state_classes[2]",
                       "op": "add", "new": "MoE"}]},
     ]
+
+
+# what folding keeps apart, and in which order -------------------------------------------
+
+def test_values_equal_in_python_but_not_in_json_are_told_apart() -> None:
+    """``1``, ``true`` and ``1.0`` are one value to Python's ``==`` and three in JSON."""
+    a = metaplan.loads(b'{"param_plan": {"m.1": {"x": [1]}, "m.2": {"x": [true]}, '
+                       b'"m.3": {"x": [1.0]}, "m.4": {"x": [1]}, "m.10": {"x": [1]}}}')
+    b = metaplan.loads(b'{"param_plan": {"m.1": {"x": [5]}, "m.2": {"x": [5]}, '
+                       b'"m.3": {"x": [5]}, "m.4": {"x": [5]}, "m.10": {"x": [5]}}}')
+    assert format_folded(diff(a, b)).splitlines() == [
+        "5 changes: 5 modules in 3 groups, 0 top-level changes",
+        "m.{1,4,10}  (3 modules)", "  ~ x: [1] -> [5]",
+        "m.2", "  ~ x: [true] -> [5]",
+        "m.3", "  ~ x: [1.0] -> [5]",
+    ]
+    many = metaplan.loads(b'{"param_plan": {"m.1": {"x": [1], "y": 1}, "m.2": {"x": [true], '
+                          b'"y": true}, "m.3": {"x": [1.0], "y": 1.0}, "m.4": {"x": [1], "y": 1}, '
+                          b'"m.10": {"x": [1], "y": 2}, "m.11": {"x": [1], "y": 2}}}')
+    into = metaplan.loads(b'{"param_plan": {"m.1": {"x": [5], "y": 0}, "m.2": {"x": [5], '
+                          b'"y": 0}, "m.3": {"x": [5], "y": 0}, "m.4": {"x": [5], "y": 0}, '
+                          b'"m.10": {"x": [5], "y": 0}, "m.11": {"x": [5], "y": 0}}}')
+    assert format_folded(diff(many, into)).splitlines()[1:] == [
+        "m.{{1..4},10,11}  (6 modules)",
+        "  ~ x: (3 distinct values) -> [5]",
+        "  ~ y: (4 distinct values) -> 0",
+    ]
+
+
+def test_new_values_equal_in_python_but_not_in_json_are_told_apart() -> None:
+    a = metaplan.loads(b'{"param_plan": {"m.9": {"x": 1}, "m.10": {"x": 1}, "m.11": {"x": 2}, '
+                       b'"n.2": {"x": 2}}, "zz": 1, "aa": [1]}')
+    b = metaplan.loads(b'{"param_plan": {"m.9": {"x": true}, "m.10": {"x": 1.0}, '
+                       b'"m.11": {"x": 1}, "n.2": {"x": 1}}, "zz": true, "aa": [true]}')
+    record = diff(a, b)
+    assert format_folded(record).splitlines() == [
+        "6 changes: 4 modules in 3 groups, 2 top-level changes",
+        "(top level)", "  ~ aa: [1] -> [true]", "  ~ zz: 1 -> true",
+        "m.9", "  ~ x: 1 -> true",
+        "m.10", "  ~ x: 1 -> 1.0",
+        "{m.11,n.2}  (2 modules)", "  ~ x: 2 -> 1",
+    ]
+    groups = fold_changes(record)
+    # modules first, in the natural order of each group's first name, then the top level
+    assert [group_to_json(group).get("modules", group_to_json(group).get("paths"))
+            for group in groups] == ["m.9", "m.10", "{m.11,n.2}", "aa", "zz"]
