@@ -422,9 +422,19 @@ def shorten(value: Any, width: int = 80) -> str:
     '{"a":"xxxxxxxxxxx...'
     >>> len(shorten("x" * 90, width=0))
     92
+    >>> print(shorten(["a\u2028b", "\x9b2J"]))
+    ["a\\u2028b","\\u009b2J"]
     """
     text = canonical_bytes(value).decode("utf-8", "replace")
+    if not text.isprintable():  # JSON leaves DEL, C1 controls and U+2028/9 raw: escape them
+        text = text.translate(_UNSHOWN)
     return text if width <= 0 or len(text) <= width else text[:max(width - 3, 0)] + "..."
+
+
+_UNSHOWN = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
+"""What a shown value escapes past JSON's own escapes: characters that end a line for some
+readers (``str.splitlines``: U+0085, U+2028, U+2029) or drive a terminal (DEL, C1 controls);
+still valid JSON."""
 
 
 def json_equal(a: Any, b: Any) -> bool:
