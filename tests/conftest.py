@@ -6,6 +6,7 @@ import copy
 import gzip
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,26 @@ def raw_json(name: str) -> dict[str, Any]:
     raw = json.loads(raw_input(name))
     assert isinstance(raw, dict)
     return raw
+
+
+_DEVICES = ("/dev/null", "/dev/full")
+
+
+@pytest.fixture(autouse=True)
+def _devices_stay_devices() -> Any:
+    """Fail the test after which ``/dev/null`` or ``/dev/full`` is no longer a device.
+
+    Tests write to both through the real code; run as root (CI, a container),
+    a bug that replaced its output by rename would put a regular file in their
+    place and break every later command on the machine. Said at the test that
+    did it, with how to put the device back.
+    """
+    yield
+    for device in _DEVICES:
+        if os.path.exists(device) and not stat.S_ISCHR(os.stat(device).st_mode):
+            pytest.fail(f"{device} is no longer a device after this test (a write replaced "
+                        f"it): as root, rm {device} && mknod -m 666 {device} c 1 "
+                        f"{3 if device.endswith('null') else 7}")
 
 
 @pytest.fixture(scope="session")

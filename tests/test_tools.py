@@ -37,3 +37,25 @@ def test_every_equivalent_names_a_line_of_a_target() -> None:
         numbers = [n for n, text in enumerate(source.splitlines(), 1) if text.strip() == line]
         assert numbers, (where, line)
         assert any(scopes.get(n, "<module>") == scope for n in numbers), (where, line)
+
+
+def test_a_device_a_mutant_replaced_is_put_back(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    tool = _mutate()
+    null = tmp_path / "null"
+    null.write_bytes(b"a mutant renamed its output over the device")
+    if os.geteuid() != 0:  # only root can replace /dev/null, or make a device to put back
+        try:
+            tool._restore_devices({str(null): (1, 3)})
+        except PermissionError:
+            return
+        raise AssertionError("mknod worked without root")
+    tool._restore_devices({str(null): (1, 3), str(tmp_path / "absent"): (1, 7)})
+    info = os.stat(null)
+    assert stat.S_ISCHR(info.st_mode) and os.major(info.st_rdev) == 1
+    assert os.minor(info.st_rdev) == 3 and stat.S_IMODE(info.st_mode) == 0o666
+    assert not (tmp_path / "absent").exists()
+    null.write_bytes(b"written through")  # a device: the write goes nowhere
+    assert os.stat(null).st_size == 0

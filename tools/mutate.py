@@ -45,6 +45,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -430,6 +431,20 @@ def _copy_src(folder: Path, module: str) -> Path:
     return target
 
 
+_DEVICES = {"/dev/null": (1, 3), "/dev/full": (1, 7)}
+
+
+def _restore_devices(devices: dict[str, tuple[int, int]] = _DEVICES) -> None:
+    """Put back a device a mutant replaced by a regular file (outputs' mutants can: run as
+    root, a write to /dev/null that renames over it); the tests' own guard fails the test
+    that did it, so the mutant counts as killed."""
+    for device, (major, minor) in devices.items():
+        if os.path.lexists(device) and not stat.S_ISCHR(os.lstat(device).st_mode):
+            os.remove(device)
+            os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+            os.chmod(device, 0o666)
+
+
 class Worker:
     """A private copy of ``src/`` and the pytest command mutants run with."""
 
@@ -461,6 +476,7 @@ class Worker:
             return "timeout", time.monotonic() - started, ""
         finally:
             path.write_text(original)
+            _restore_devices()
         seconds = time.monotonic() - started
         tail = done.stdout.strip().splitlines()[-1:] or [""]
         if done.returncode == 0:
