@@ -24,6 +24,8 @@ from metaplan.checks.invariants import (
     DEFAULT_CHECKS,
     NORMAL_FORM_CHECKS,
     NOTE_CHECKS,
+    Check,
+    Context,
     frozen_sharded_params,
     parse_checks,
     placements,
@@ -873,3 +875,44 @@ def test_the_command_runs_the_normal_form_checks_when_asked(tmp_path: Path) -> N
     failed = run("verify", fixture_path(name), *asked)
     assert failed.returncode == 1 and b"external-state:" in failed.stdout
     assert run("verify", DATA / f"{name}.expected.json.gz", *asked).returncode == 0
+
+
+# the registry is uniform -----------------------------------------------------------------
+
+
+def test_the_registry_holds_checks_that_say_when_they_run() -> None:
+    assert all(isinstance(check, Check) and check.name == name
+               for name, check in CHECK_FUNCTIONS.items())
+    runs = {name: check.runs for name, check in CHECK_FUNCTIONS.items()}
+    assert [name for name, when in runs.items() if when == "with settings"] == ["spec-coverage"]
+    assert NORMAL_FORM_CHECKS == ("external-state", "shared-class")
+    assert tuple(name for name, when in runs.items() if when == "always") == DEFAULT_CHECKS
+    assert NOTE_CHECKS == ("boundary-reading",)
+
+
+def _negative_dim(meta: Raw) -> Raw:
+    """``meta`` with one more entry: a negative dim (a placement note) and no ``is_boundary``
+    and no contract (a boundary-reading note)."""
+    meta = copy.deepcopy(meta)
+    meta["param_plan"]["zz.negative"] = {"params": {"w": {"tp": "S(-1)"}}}
+    return meta
+
+
+@settings(max_examples=25)
+@given(violating_plan_dicts())
+def test_each_check_alone_finds_what_a_verification_of_it_finds(case: ViolatingPlan) -> None:
+    for meta in (case.meta, _negative_dim(case.meta)):
+        plan = metaplan.Plan.from_json(meta)
+        context = Context(plan)
+        for name, check in CHECK_FUNCTIONS.items():
+            alone = metaplan.verification(plan, [name], strict=check.notes_only)
+            assert check(plan) == list(alone.violations), name
+            found = check.find(context)
+            lax = metaplan.verification(plan, [name])
+            assert (tuple(found.violations), tuple(sorted(found.notes))) == (
+                lax.violations, lax.notes), name
+        assert context.walk is context.walk  # one walk for every check of a verification
+        every = metaplan.verification(plan, list(CHECK_FUNCTIONS), strict=True)
+        assert every.violations == tuple(
+            violation for name in CHECK_FUNCTIONS
+            for violation in metaplan.verification(plan, [name], strict=True).violations)

@@ -29,11 +29,12 @@ single-contract: boundary_classes["b"]: class MLP has 2 boundary contracts: ...
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from metaplan.core.emitter import (
     CONTRACT_KEYS,
@@ -63,7 +64,11 @@ __all__ = [
     "DEFAULT_CHECKS",
     "NORMAL_FORM_CHECKS",
     "NOTE_CHECKS",
+    "Check",
+    "Context",
+    "Findings",
     "Note",
+    "Runs",
     "Verification",
     "Verifier",
     "Violation",
@@ -693,34 +698,105 @@ def shared_classes_marked(plan: Plan) -> list[Violation]:
 # the registry -------------------------------------------------------------------
 
 
-CHECKS: dict[str, Verifier] = {
-    "entry-object": entry_objects,
-    "boundary-class": boundary_classes_resolve,
-    "class-key": class_keys_exist,
-    "single-contract": single_contract,
-    "injection-agreement": injection_agreement,
-    "spec-coverage": spec_coverage,
-    "non-empty": non_empty,
-    "frozen-sharded-params": frozen_sharded_params,
-    "placement": placements,
-    "schema": schema,
-    "boundary-reading": lambda plan: [Violation(*note) for note in boundary_readings(plan)],
-    "external-state": external_state_stripped,
-    "shared-class": shared_classes_marked,
-}
-"""Every check by name, in the order they run (``spec-coverage`` with the built-in specs,
-the plan's rules and model type, when called on its own)."""
+class Findings(NamedTuple):
+    """What one check found in a plan: violations, and notes (which break nothing)."""
 
-NOTE_CHECKS = ("boundary-reading",)
+    violations: Sequence[Violation]
+    notes: Sequence[Note] = ()
+
+
+class Context:
+    """What the checks of one verification share: the plan, the settings ``spec-coverage``
+    reads, and one walk of every placement (made when a check first asks for it)."""
+
+    def __init__(self, plan: Plan, *, specs: SpecRegistry = BUILTIN_SPECS,
+                 rules: tuple[InlineRule, ...] | FromPlan = FROM_PLAN,
+                 model_type: ModelTypeSetting = FROM_PLAN) -> None:
+        self.plan, self.specs, self.rules, self.model_type = plan, specs, rules, model_type
+
+    @functools.cached_property
+    def walk(self) -> _Walk:
+        return _walk(self.plan)
+
+
+Runs = Literal["always", "with settings", "when asked"]
+"""When :func:`verify` runs a check unless told which: ``always``; ``with settings``: when
+the specs or rules given are not the defaults; ``when asked``: only when named."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check by name: what it finds in a :class:`Context`, and when it runs.
+
+    Called on a plan it is a :data:`Verifier` (``plan -> violations``) with the
+    default settings; a check whose findings are all notes (``notes_only``)
+    reports them as its violations then, or it could never fail.
+    """
+
+    name: str
+    find: Callable[[Context], Findings]
+    runs: Runs = "always"
+    notes_only: bool = False
+
+    def __call__(self, plan: Plan) -> list[Violation]:
+        found = self.find(Context(plan))
+        if self.notes_only:
+            return [Violation(*note) for note in found.notes]
+        return list(found.violations)
+
+
+def _of_plan(check: Callable[[Plan], list[Violation]]) -> Callable[[Context], Findings]:
+    """A check that reads the plan alone."""
+    return lambda context: Findings(check(context.plan))
+
+
+def _find_spec_coverage(context: Context) -> Findings:
+    return Findings(spec_coverage(context.plan, specs=context.specs, rules=context.rules,
+                                  model_type=context.model_type))
+
+
+def _find_frozen_sharded_params(context: Context) -> Findings:
+    if "frozen_sharded_params" not in context.plan:  # nothing to compare: no walk needed
+        return Findings([])
+    return Findings(frozen_sharded_params(context.plan, context.walk.sharded))
+
+
+def _find_placements(context: Context) -> Findings:
+    return Findings(context.walk.violations, context.walk.notes)
+
+
+def _find_boundary_readings(context: Context) -> Findings:
+    return Findings([], boundary_readings(context.plan))
+
+
+CHECKS: dict[str, Check] = {check.name: check for check in (
+    Check("entry-object", _of_plan(entry_objects)),
+    Check("boundary-class", _of_plan(boundary_classes_resolve)),
+    Check("class-key", _of_plan(class_keys_exist)),
+    Check("single-contract", _of_plan(single_contract)),
+    Check("injection-agreement", _of_plan(injection_agreement)),
+    Check("spec-coverage", _find_spec_coverage, runs="with settings"),
+    Check("non-empty", _of_plan(non_empty)),
+    Check("frozen-sharded-params", _find_frozen_sharded_params),
+    Check("placement", _find_placements),
+    Check("schema", _of_plan(schema)),
+    Check("boundary-reading", _find_boundary_readings, notes_only=True),
+    Check("external-state", _of_plan(external_state_stripped), runs="when asked"),
+    Check("shared-class", _of_plan(shared_classes_marked), runs="when asked"),
+)}
+"""Every check by name, in the order they run; each is a :class:`Check` (a verifier when
+called on a plan: ``spec-coverage`` then uses the built-in specs, the plan's rules and
+model type)."""
+
+NOTE_CHECKS = tuple(name for name, check in CHECKS.items() if check.notes_only)
 """Checks whose findings are notes (they break nothing) unless a verification is ``strict``;
 called on its own as a verifier, such a check reports them as violations."""
 
-NORMAL_FORM_CHECKS = ("external-state", "shared-class")
+NORMAL_FORM_CHECKS = tuple(name for name, check in CHECKS.items() if check.runs == "when asked")
 """What ``normalize`` establishes (contracts of its stages 2 and 3): a plan as frozen fails
 them, so they run only when asked for."""
 
-DEFAULT_CHECKS = tuple(name for name in CHECKS
-                       if name != "spec-coverage" and name not in NORMAL_FORM_CHECKS)
+DEFAULT_CHECKS = tuple(name for name, check in CHECKS.items() if check.runs == "always")
 """What :func:`verify` runs unless told otherwise: ``spec-coverage`` only runs when the specs
 are not :data:`~metaplan.core.rules.BUILTIN_SPECS` or the rules not :data:`FROM_PLAN`, or it is
 asked for (the built-in registry knows two archetypes); the :data:`NORMAL_FORM_CHECKS` only
@@ -747,9 +823,9 @@ def _chosen(checks: str | Sequence[str] | None, specs: SpecRegistry,
     of its own: passing the defaults is not passing them)."""
     if checks is not None:
         return parse_checks(checks)
-    if specs is BUILTIN_SPECS and rules is FROM_PLAN:
-        return DEFAULT_CHECKS
-    return tuple(name for name in CHECKS if name in DEFAULT_CHECKS or name == "spec-coverage")
+    runs = ("always",) if specs is BUILTIN_SPECS and rules is FROM_PLAN else (
+        "always", "with settings")
+    return tuple(name for name, check in CHECKS.items() if check.runs in runs)
 
 
 def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
@@ -773,31 +849,18 @@ def verification(plan: Plan, checks: str | Sequence[str] | None = None, *,
     refuse_none("verification", specs=specs, rules=rules)
     rule_list = _settled(rules)
     names = _chosen(checks, specs, rule_list)
+    context = Context(plan, specs=specs, rules=rule_list, model_type=model_type)
     violations: list[Violation] = []
     notes: list[Note] = []
     with paused_gc():
-        walk = (_walk(plan) if "placement" in names or "frozen-sharded-params" in names
-                else _Walk([], [], set()))
-        for name in CHECKS:
-            if name not in names:
-                continue
-            if name == "spec-coverage":
-                violations += spec_coverage(plan, specs=specs, rules=rule_list,
-                                            model_type=model_type)
-            elif name == "placement":
-                violations += walk.violations
-            elif name == "frozen-sharded-params":
-                violations += frozen_sharded_params(plan, walk.sharded)
-            elif name == "boundary-reading":
-                read = boundary_readings(plan)
-                violations += [Violation(*note) for note in read] if strict else []
-                notes += [] if strict else read
-            else:
-                violations += CHECKS[name](plan)
-            if name == "placement" and strict:
-                violations += [Violation(*note) for note in walk.notes]
-            elif name == "placement":
-                notes += walk.notes
+        for name, check in CHECKS.items():
+            if name in names:
+                found = check.find(context)
+                violations += found.violations
+                if strict:
+                    violations += [Violation(*note) for note in found.notes]
+                else:
+                    notes += found.notes
     return Verification(tuple(violations), tuple(sorted(notes)),
                         tuple(n for n in CHECKS if n in names))
 
