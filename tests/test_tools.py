@@ -59,3 +59,15 @@ def test_a_device_a_mutant_replaced_is_put_back(tmp_path: Path) -> None:
     assert not (tmp_path / "absent").exists()
     null.write_bytes(b"written through")  # a device: the write goes nowhere
     assert os.stat(null).st_size == 0
+
+
+def test_line_ranges_name_the_lines_of_a_mutation_run() -> None:
+    import argparse
+
+    import pytest
+
+    tool = _mutate()
+    assert tool._lines("7") == [7] and tool._lines("3-5") == [3, 4, 5]
+    for bad, why in (("5-3", "an empty range: '5-3'"), ("x", "not a line or a range N-M: 'x'")):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"^{why}$"):
+            tool._lines(bad)

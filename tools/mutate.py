@@ -611,6 +611,18 @@ def _targets(names: list[str]) -> Iterator[str]:
             raise SystemExit(f"{name}: not a module under {PACKAGE}") from None
 
 
+def _lines(text: str) -> list[int]:
+    """``N`` or ``N-M`` (inclusive) as the line numbers they name."""
+    first, _, last = text.partition("-")
+    try:
+        start, stop = int(first), int(last or first)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a line or a range N-M: {text!r}") from None
+    if stop < start:
+        raise argparse.ArgumentTypeError(f"an empty range: {text!r}")
+    return list(range(start, stop + 1))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help="module files (default: every target)")
@@ -621,7 +633,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(results in .mutants/)")
     parser.add_argument("--recheck", action="store_true", help="like --resume, but run the "
                         "survivors again (after adding tests: what was caught stays caught)")
-    parser.add_argument("--line", type=int, action="append", help="only mutants on this line")
+    parser.add_argument("--line", type=_lines, action="extend",
+                        help="only mutants on this line, or lines N-M (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants; run nothing")
     parser.add_argument("--report", action="store_true", help="summarize the results kept in "
                         ".mutants/ for the modules as they are now; run nothing")
