@@ -51,6 +51,7 @@ __all__ = [
     "orjson_default",
     "paused_gc",
     "shorten",
+    "shown",
     "step",
     "thaw",
     "to_raw",
@@ -413,6 +414,15 @@ def canonical_bytes(value: Any) -> bytes:
         return json.dumps(
             thaw(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
         ).encode("utf-8", "surrogatepass")
+
+
+def shown(value: Any, width: int = 80) -> str:
+    """A value for a message: :func:`shorten`, or ``(absent)`` for :data:`MISSING`.
+
+    >>> shown(MISSING), shown([1, "a"]), shown("x" * 90, width=8)
+    ('(absent)', '[1,"a"]', '"xxxx...')
+    """
+    return "(absent)" if value is MISSING else shorten(value, width)
 
 
 def shorten(value: Any, width: int = 80) -> str:

@@ -54,7 +54,7 @@ from metaplan.core.plan import Plan
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
 from metaplan.errors import describe, format_path
 from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected
-from metaplan.frozen import MISSING, JSONMap, canonical_bytes, is_array, is_object, paused_gc
+from metaplan.frozen import MISSING, JSONMap, canonical_bytes, is_array, is_object, paused_gc, shown
 from metaplan.names import parse_names
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 from metaplan.viewing import notebook_view
@@ -229,17 +229,13 @@ def single_contract(plan: Plan) -> list[Violation]:
     return sorted(found)
 
 
-def _shown(value: Any) -> str:
-    return "(absent)" if value is MISSING else canonical_bytes(value).decode("utf-8", "replace")
-
-
 def _contract_difference(name: str, count: int, fqn_a: str, a: Any, fqn_b: str, b: Any) -> str:
     raw_a, raw_b = raw_entry(a), raw_entry(b)
     keys = sorted((set(raw_a) | set(raw_b)) - {"params"})
     key = next(key for key in keys
-               if _shown(raw_a.get(key, MISSING)) != _shown(raw_b.get(key, MISSING)))
+               if shown(raw_a.get(key, MISSING), 0) != shown(raw_b.get(key, MISSING), 0))
     return (f"class {name} has {count} boundary contracts: {fqn_a} has {key} "
-            f"{_shown(raw_a.get(key, MISSING))}, {fqn_b} has {_shown(raw_b.get(key, MISSING))}"
+            f"{shown(raw_a.get(key, MISSING), 0)}, {fqn_b} has {shown(raw_b.get(key, MISSING), 0)}"
             " (all boundaries of a class share one forward; only params may differ)")
 
 

@@ -17,7 +17,7 @@ from metaplan.cli._io import json_name, say_json, to_stdout
 from metaplan.core.plan import Plan, load
 from metaplan.errors import InputError, parse_path
 from metaplan.files.jsonio import parse_json
-from metaplan.frozen import MISSING, freeze_owned, json_equal, shorten, thaw
+from metaplan.frozen import MISSING, freeze_owned, json_equal, shown, thaw
 from metaplan.passes.registry import Settings
 
 __all__ = ["bisect", "json_value"]
@@ -84,10 +84,6 @@ def _bisect_predicate(args: argparse.Namespace, start: Plan,
     return "the first state that fails verification", check
 
 
-def _shown(value: Any) -> str:
-    return "(absent)" if value is MISSING else shorten(value)
-
-
 def _json(value: Any) -> Any:
     return None if value is MISSING else thaw(value)
 
@@ -129,7 +125,7 @@ def bisect(args: argparse.Namespace) -> int:
                                      "message": v.message} for v in verdict]
         elif path is not None and index:
             before, now = trace.states[index - 1].at(path), state.at(path)
-            lines += [f"  before: {_shown(before)}", f"  after:  {_shown(now)}"]
+            lines += [f"  before: {shown(before)}", f"  after:  {shown(now)}"]
             report.update(before=_json(before), after=_json(now), absent_before=before is MISSING,
                           absent_after=now is MISSING)
         break

@@ -15,11 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.frozen import shorten
 from metaplan.html.markup import IdMaker, name_text, text
 from metaplan.records.change import Change, ChangeRecord
-from metaplan.versions.folding import FQN_FIELDS, Group, Values, group_to_json
-from metaplan.views.text import group_lines, plural
+from metaplan.versions.folding import FQN_FIELDS, Group, group_to_json
+from metaplan.views.text import group_lines, plural, values_text
 
 __all__ = ["MEMBER_ROWS", "Budget", "changes_by_module", "group_html", "member_rows",
            "render_groups", "summary_html"]
@@ -70,12 +69,6 @@ def member_rows(names: Sequence[str]) -> list[tuple[str, int]]:
     return [(fold(chunks[key]), len(chunks[key])) for key in sorted(chunks, key=natural_key)]
 
 
-def _shown(values: Values | None) -> str:
-    if values is None:
-        return ""
-    return shorten(values.value) if values.distinct == 1 else f"({values.distinct} distinct values)"
-
-
 def _noun(group: Group) -> str:
     return {"modules": "module", "paths": "change", "items": "item"}[group.kind]
 
@@ -99,8 +92,8 @@ def _lines_table(group: Group) -> str:
         rows.append(f'<tr><td class="op-{text(line.op)}">{_SIGN.get(line.op, "")} '
                     f"{text(line.op)}</td><td>{text(line.field or group.field)}</td>"
                     f"<td><code>{text(line.label)}</code></td>"
-                    f"<td><code>{text(_shown(line.old))}</code></td>"
-                    f"<td><code>{text(_shown(line.new))}</code></td></tr>")
+                    f"<td><code>{text(values_text(line.old))}</code></td>"
+                    f"<td><code>{text(values_text(line.new))}</code></td></tr>")
     return f'<table class="lines">{"".join(rows)}</table>'
 
 

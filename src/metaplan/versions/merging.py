@@ -38,7 +38,7 @@ from typing import Any, Literal, NamedTuple
 from metaplan.algorithms.sequences import is_sorted_set, merge3, merge3_sets
 from metaplan.core.plan import Plan
 from metaplan.errors import ConflictError, PlanError, format_path
-from metaplan.frozen import MISSING, freeze, is_array, json_equal, shorten, thaw
+from metaplan.frozen import MISSING, freeze, is_array, json_equal, shown, thaw
 from metaplan.records.change import Change, ChangeRecord, Path
 from metaplan.records.edit import Edit, apply_changes
 from metaplan.versions.diffing import changes_between, diff, item_identity
@@ -64,8 +64,8 @@ class Conflict(NamedTuple):
     theirs: Any
 
     def __str__(self) -> str:
-        return (f"{format_path(self.path)}: base {_shown(self.base)}, ours {_shown(self.ours)}, "
-                f"theirs {_shown(self.theirs)}")
+        return (f"{format_path(self.path)}: base {shown(self.base, 60)}, "
+                f"ours {shown(self.ours, 60)}, theirs {shown(self.theirs, 60)}")
 
     def to_json(self) -> dict[str, Any]:
         """``{"path", "base"?, "ours"?, "theirs"?}``: an absent value has no key."""
@@ -75,10 +75,6 @@ class Conflict(NamedTuple):
             if value is not MISSING:
                 out[side] = thaw(value)
         return out
-
-
-def _shown(value: Any) -> str:
-    return "(absent)" if value is MISSING else shorten(value, 60)
 
 
 Side = Literal["ours", "theirs", "base"]

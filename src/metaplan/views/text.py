@@ -68,6 +68,7 @@ __all__ = [
     "group_lines",
     "plural",
     "printable",
+    "values_text",
 ]
 
 _FQN_MAPS = ("param_plan", "boundary_classes")
@@ -148,7 +149,9 @@ def format_diff(record: ChangeRecord, *, limit: int | None = None,
     return "\n".join(lines) + "\n"
 
 
-def _shown(values: Values | None, style: TextStyle) -> str:
+def values_text(values: Values | None, style: TextStyle = PLAIN) -> str:
+    """A folded change's old or new values as shown: the value (cut by ``style``), or
+    ``(N distinct values)``; empty for None (no such side)."""
     if values is None:
         return ""
     return style.cut(values.value) if values.distinct == 1 \
@@ -171,11 +174,11 @@ def group_lines(group: Group, *, style: TextStyle = PLAIN) -> list[str]:
     for line in group.lines:
         label = line.label
         if line.op == "add":
-            text = f"+ {label}: {_shown(line.new, style)}"
+            text = f"+ {label}: {values_text(line.new, style)}"
         elif line.op == "remove":
-            text = f"- {label}: {_shown(line.old, style)}"
+            text = f"- {label}: {values_text(line.old, style)}"
         else:
-            text = f"~ {label}: {_shown(line.old, style)} -> {_shown(line.new, style)}"
+            text = f"~ {label}: {values_text(line.old, style)} -> {values_text(line.new, style)}"
         if group.kind == "paths" and group.size > 1:
             text += f"  ({plural(group.size, 'change')})"
         if group.kind == "paths":
