@@ -916,3 +916,24 @@ def test_each_check_alone_finds_what_a_verification_of_it_finds(case: ViolatingP
         assert every.violations == tuple(
             violation for name in CHECK_FUNCTIONS
             for violation in metaplan.verification(plan, [name], strict=True).violations)
+
+
+def test_a_plan_without_frozen_sharded_params_is_not_walked_for_it() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"params": {"w": {"tp": "S(0)"}}}}})
+    context = Context(plan)
+    found = CHECK_FUNCTIONS["frozen-sharded-params"].find(context)
+    assert (list(found.violations), list(found.notes)) == ([], [])
+    assert "walk" not in vars(context)  # nothing to compare: the placements were not walked
+    assert metaplan.verification(plan, ["frozen-sharded-params"]).violations == ()
+    CHECK_FUNCTIONS["placement"].find(context)
+    assert "walk" in vars(context)
+
+
+def test_a_check_is_a_value() -> None:
+    import dataclasses
+
+    check = CHECK_FUNCTIONS["class-key"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        check.runs = "when asked"  # type: ignore[misc]
+    assert check == Check("class-key", check.find) and hash(check) == hash(
+        Check("class-key", check.find))
