@@ -85,7 +85,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "core/digest.py": ("test_digest.py", "test_golden.py"),
     "versions/merging.py": ("test_merge.py",),
     "versions/folding.py": ("test_fold.py", "test_verify_fold.py"),
-    "versions/ignoring.py": ("test_cli_versions.py",),
+    "versions/ignoring.py": ("test_ignoring.py", "test_cli_versions.py", "test_provenance.py"),
     "algorithms/braces.py": ("test_braces.py", "test_patterns.py"),
     "algorithms/sequences.py": ("test_sequences.py",),
     "files/inputs.py": ("test_reliability.py", "test_jsonio.py"),
