@@ -75,6 +75,8 @@ def check_output(path: str, *, follow_symlinks: bool = True) -> Target:
         info = os.stat(real) if follow_symlinks else os.lstat(real)
     except FileNotFoundError:
         info = None
+        if follow_symlinks:  # /dev/stdout, /dev/fd/N of a pipe: a link only the kernel follows
+            real, info = _magic_link(path, real)
     except OSError as exc:
         raise _refused(path, exc.strerror or str(exc)) from exc
     if info is not None and stat.S_ISDIR(info.st_mode):
@@ -94,6 +96,15 @@ def check_output(path: str, *, follow_symlinks: bool = True) -> Target:
     return Target(path, real, not (regular or stat.S_ISLNK(info.st_mode)),
                   (info.st_dev, info.st_ino), stat.S_IMODE(info.st_mode) if regular else None,
                   regular and _holds_gzip(real))
+
+
+def _magic_link(path: str, real: str) -> tuple[str, os.stat_result | None]:
+    """``(path, its stat)`` when the kernel finds what ``realpath`` could not (``/dev/fd/N``
+    of a pipe reads as ``pipe:[INODE]``, no path), else ``(real, None)``: a new file."""
+    try:
+        return os.path.abspath(path), os.stat(path)
+    except FileNotFoundError:
+        return real, None
 
 
 def _holds_gzip(path: str) -> bool:
