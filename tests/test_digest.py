@@ -103,3 +103,50 @@ def test_the_hashes_of_edited_plans_are_the_from_scratch_hashes(
     hashes, full = _hashes_in_order(states)
     assert full == 1
     assert hashes == [_from_scratch(state) for state in states]
+
+
+def _edited(plan: metaplan.Plan, *steps: tuple[str, tuple[Any, ...], Any]) -> metaplan.Plan:
+    edit = metaplan.Edit(plan)
+    for how, path, value in steps:
+        if how == "set":
+            edit.set(path, value)
+        else:
+            edit.remove(path)
+    return edit.finish("steps")[0]
+
+
+_PLAN = {"param_plan": {f"m.{i}": {"is_boundary": i % 3 == 0} for i in range(150)}}
+
+
+@pytest.mark.parametrize("steps", [
+    [("set", ("boundary_classes",), {"m.0": "MLP"})],  # an FQN map the first parent lacks
+    [("set", ("param_plan",), {"a": {"is_boundary": True}})],  # a whole map replaced
+    [("set", ("param_plan", "m.1", "is_boundary"), True), ("remove", ("param_plan", "m.2"), None)],
+    [("set", ("param_plan", f"new.{i}"), {}) for i in range(120)],  # more buckets
+    [("remove", ("param_plan", f"m.{i}"), None) for i in range(100)],  # fewer buckets
+], ids=["new map", "whole map", "entries", "grown", "shrunk"])
+def test_a_derived_hash_is_the_from_scratch_hash(steps: list[Any]) -> None:
+    for raw in (_PLAN, {**_PLAN, "model_type": "x", "boundary_classes": {"m.3": "A"}}):
+        parent = metaplan.Plan.from_json(raw)
+        parent.content_hash  # noqa: B018 - the child derives from the parent's digest
+        child = _edited(parent, *steps)
+        hashes, full = _hashes_in_order([child])
+        assert full == 0 and hashes == [_from_scratch(child)]
+
+
+def test_two_edits_of_one_parent_leave_each_other_and_the_parent_alone() -> None:
+    parent = metaplan.Plan.from_json(_PLAN)
+    before = parent.content_hash
+    one = _edited(parent, ("set", ("param_plan", "m.5", "is_boundary"), True))
+    two = _edited(parent, ("set", ("param_plan", "m.5", "is_boundary"), False),
+                  ("set", ("param_plan", "m.6"), {}))
+    assert [one.content_hash, two.content_hash] == [_from_scratch(one), _from_scratch(two)]
+    assert parent.content_hash == before == _from_scratch(parent)
+    three = _edited(parent, ("remove", ("param_plan", "m.5"), None))
+    assert three.content_hash == _from_scratch(three)
+    small = metaplan.Plan.from_json({"param_plan": {f"m.{i}": {} for i in range(10)}})
+    small.content_hash  # noqa: B018 - one bucket: every sibling edits the same one
+    first = _edited(small, ("set", ("param_plan", "m.1"), {"is_boundary": True}))
+    second = _edited(small, ("set", ("param_plan", "m.2"), {"is_boundary": True}))
+    assert [first.content_hash, second.content_hash] == [_from_scratch(first),
+                                                         _from_scratch(second)]

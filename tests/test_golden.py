@@ -74,3 +74,42 @@ def test_records_written_by_0_3_0_replay_to_the_same_hashes(name: str, tmp_path:
     done = metaplan_cli("replay", fixture_path(name), records, "-o", out)
     assert done.returncode == 0, done.stderr
     assert _hashes(out) == [f"sha256:{FIXTURE_HASHES[f'{name}.expected']}"]
+
+
+def _layers(count: int) -> dict[str, Any]:
+    return {"param_plan": {f"model.layers.{i}.mlp": {"is_boundary": i % 2 == 0}
+                           for i in range(count)}}
+
+
+# 64 entries fill one bucket, 65 need two; 128 fill two, 129 need four
+BUCKET_EDGES = {
+    64: "80fcafd767d86cfe986aadca66b0686099cd5c3b2aadb6da2cbfcf9b5bd92214",
+    65: "c8132b9747eb78047a86e361be14bca1407c52fe7a89ef781d9e85b4df09186b",
+    128: "236ccae0daef4f6d1f877da7aebfea843367cb4413171e2e66864630192772cb",
+    129: "cd4cc06d7dce42159683ed717b3d3354ebde8d3bd4a55a6cca7b488f0555cd53",
+}
+
+
+@pytest.mark.parametrize("count", sorted(BUCKET_EDGES))
+def test_plans_at_the_edges_of_a_bucket_have_their_pinned_hashes(count: int) -> None:
+    import metaplan
+
+    assert metaplan.Plan.from_json(_layers(count)).content_hash == (
+        f"sha256:{BUCKET_EDGES[count]}")
+
+
+def test_integers_past_64_bits_and_lone_surrogates_from_an_edit_have_pinned_hashes() -> None:
+    import metaplan
+
+    big = {"param_plan": {"m": {"is_boundary": True, "size": 2**70}}, "seed": 2**70}
+    assert metaplan.Plan.from_json(big).content_hash == (
+        "sha256:06ea1d7e939ca1b4d0b4f63a0c67d5dff787466b5431520798ee33a32b71a48d")
+    # a file may not hold a lone surrogate, but a pass's edit can make one: it still hashes
+    for hashed_first in (False, True):  # hashed from scratch, and derived from its parent
+        parent = metaplan.Plan.from_json({"param_plan": {"m": {}}})
+        if hashed_first:
+            parent.content_hash  # noqa: B018
+        edit = metaplan.Edit(parent)
+        edit.set(("param_plan", "x\ud800"), {"is_boundary": True})
+        assert edit.finish("x")[0].content_hash == (
+            "sha256:98c7f95090557dda31afc2038c468c4ea289a9d7beabeeca5ab65c98f38b254a")
