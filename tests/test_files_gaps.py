@@ -416,6 +416,43 @@ def test_a_failing_rename_names_the_files_already_replaced(tmp_path: Path,
     assert leftovers(tmp_path) == []
 
 
+def test_the_first_failing_rename_is_the_file_named(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [tmp_path / f"{n}.json" for n in ("a", "b")]
+    for path in paths:
+        path.write_bytes(OLD)
+
+    def replace(src: str, dst: str) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(InputError) as caught:
+        write_many_atomic({str(path): b"new" for path in paths})
+    assert str(caught.value) == f"{paths[0]}: cannot write: Input/output error"
+    assert [path.read_bytes() for path in paths] == [OLD, OLD] and leftovers(tmp_path) == []
+
+
+def test_without_following_links_a_path_is_read_as_written(tmp_path: Path) -> None:
+    """``d/../x`` through a link ``d`` is ``x`` beside ``d`` when links are not followed (the
+    files of a trace folder), not the file the kernel would find beside ``d``'s target."""
+    (tmp_path / "sub" / "inner").mkdir(parents=True)
+    elsewhere = tmp_path / "sub" / "x"
+    elsewhere.write_bytes(OLD)
+    elsewhere.chmod(0o600)
+    (tmp_path / "d").symlink_to(tmp_path / "sub" / "inner")
+    target = check_output(str(tmp_path / "d" / ".." / "x"), follow_symlinks=False)
+    assert (target.real, target.identity, target.mode) == (str(tmp_path / "x"), None, None)
+    write_many_atomic({str(tmp_path / "d" / ".." / "x"): b"{}"}, follow_symlinks=False)
+    assert (tmp_path / "x").read_bytes() == b"{}" and elsewhere.read_bytes() == OLD
+    assert stat.S_IMODE((tmp_path / "x").stat().st_mode) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _reader_that_leaves(fifo: Path) -> threading.Thread:
     """A reader of ``fifo`` that takes one byte and goes away (``| head -c 1``)."""
 
