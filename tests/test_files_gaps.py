@@ -829,6 +829,26 @@ def test_a_file_that_grew_past_the_limit_is_refused_naming_the_limit() -> None:
                                      f"{describe_size(limit)}{LIMIT_TAIL}")
 
 
+def test_a_file_that_grew_between_its_stat_and_its_read_is_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "in.json"
+    path.write_bytes(b"g" * 20)
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:  # stated 10 bytes: 10 more came after the stat
+        fields = list(real(fd))
+        fields[stat.ST_SIZE] = 10
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    with input_size_limit(20):
+        assert read_bytes(path) == b"g" * 20
+    with input_size_limit(10), pytest.raises(InputError) as caught:
+        read_bytes(path)  # the one byte read past its stated size passes the limit
+    assert str(caught.value) == (f"{path}: more bytes than the input limit of 10 bytes"
+                                 f"{LIMIT_TAIL}")
+
+
 def test_a_path_object_naming_dash_is_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(b"{}"))))
     assert read_bytes(Path("-")) == b"{}"
@@ -858,6 +878,17 @@ def test_gzip_data_expanding_past_one_16_mib_step_comes_back_whole(tmp_path: Pat
     path = tmp_path / "in.gz"
     path.write_bytes(gzip.compress(data, compresslevel=9) + gzip.compress(b"[]"))
     assert read_bytes(path) == data + b"[]"
+
+
+def test_gzip_data_still_being_fed_when_a_step_is_full_comes_back_whole(tmp_path: Path) -> None:
+    import random
+
+    noise = random.Random(1).randbytes(400_000)
+    data = b" " * (40 << 20) + noise  # the spaces' 40 KB fill 16 MiB steps; more input waits
+    path = tmp_path / "in.gz"
+    path.write_bytes(gzip.compress(data, compresslevel=9))
+    assert path.stat().st_size > 1 << 18  # more than the first piece fed
+    assert read_bytes(path) == data
 
 
 def test_the_limit_counts_the_bytes_of_all_members_together(tmp_path: Path) -> None:
