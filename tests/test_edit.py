@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from pyrsistent import PMap, PVector, pmap
 
 import metaplan
@@ -980,3 +981,80 @@ def test_set_in_and_remove_in_read_digit_steps_as_items_only_in_arrays() -> None
     assert metaplan.thaw(remove_in(plan, "o/0").at("o")) == {}
     assert remove_in(plan, "param_plan/zz") is plan  # nothing there: the plan itself
     assert plan.to_json() == before
+
+
+def _outcome(plan: metaplan.Plan, make: Callable[[Edit], None]) -> tuple[Any, ...]:
+    """The plan text and changes ``make`` gives on an edit of ``plan``, or what it raised."""
+    edit = Edit(plan)
+    try:
+        make(edit)
+    except (ConflictError, TypeError) as exc:
+        return (type(exc), str(exc))
+    new, record = edit.finish("p")
+    return (metaplan.dumps(new), record.changes, [c.why for c in record.changes])
+
+
+@given(plans(), st.sampled_from([False, True, 0, "x", None, 1.5, [1]]), st.data())
+def test_set_each_and_remove_each_are_the_loops_of_set_and_remove(
+        plan: metaplan.Plan, value: Any, data: st.DataObject) -> None:
+    fqns = sorted(plan.index("param_plan"))
+    chosen = data.draw(st.lists(st.sampled_from([*fqns, "absent.module"]), max_size=40))
+    whys = [(fqn, f"why {n}") for n, fqn in enumerate(chosen)]
+    touched = data.draw(st.lists(st.sampled_from(fqns or ["absent.module"]), max_size=3))
+
+    removals = [(fqn, why) for fqn, why in whys[::2]
+                if fqn in plan.index("boundary_classes") or fqn == "absent.module"]
+
+    def first(edit: Edit) -> None:  # entries this edit already copied (its own raw dicts)
+        for fqn in touched:
+            if type(edit.get(("param_plan", fqn))) is metaplan.JSONMap:
+                edit.set(("param_plan", fqn, "params", "w"), {"tp": "R"}, "first")
+
+    def many(edit: Edit) -> None:
+        first(edit)
+        edit.set_each("param_plan", "is_boundary", value, whys)
+        edit.remove_each("boundary_classes", removals)
+
+    def one_by_one(edit: Edit) -> None:
+        first(edit)
+        for fqn, why in whys:
+            if type(edit.get(("param_plan", fqn))) is metaplan.JSONMap:
+                edit.set(("param_plan", fqn, "is_boundary"), value, why)
+        for fqn, why in removals:
+            edit.remove(("boundary_classes", fqn), why)
+
+    assert _outcome(plan, many) == _outcome(plan, one_by_one)
+
+
+def test_set_each_on_a_plan_without_the_map_or_after_finish() -> None:
+    bare = metaplan.Plan.from_json({"param_plan": None, "boundary_classes": None})
+    edit = Edit(bare)
+    edit.set_each("param_plan", "is_boundary", False, [("m", "why")])
+    assert edit.finish("p")[1].changes == ()
+    with pytest.raises(ConflictError, match="found null"):  # as remove((field, key)) does
+        Edit(bare).remove_each("boundary_classes", [("m", "why")])
+    plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}},
+                                    "boundary_classes": {"m": "MLP"}})
+    done = Edit(plan)
+    done.finish("p")
+    with pytest.raises(RuntimeError, match="this edit is finished"):
+        done.set_each("param_plan", "is_boundary", False, [("m", "why")])
+    with pytest.raises(RuntimeError, match="this edit is finished"):
+        done.remove_each("boundary_classes", [("m", "why")])
+
+
+def test_set_each_shares_one_result_among_equal_entries_and_records_each() -> None:
+    plan = metaplan.Plan.from_json({"param_plan": {
+        f"m{n}": {"is_boundary": True, "params": {}} for n in range(4)} | {
+        "x": {"is_boundary": 0}, "y": {}, "z": {"is_boundary": False}}})
+    edit = Edit(plan)
+    edit.set_each("param_plan", "is_boundary", False,
+                  [(k, f"w{k}") for k in ("m0", "x", "m1", "y", "z", "m2", "m3")])
+    new, record = edit.finish("p")
+    assert [(c.op, c.path[1], c.old, c.why) for c in record.changes] == [
+        ("set", "m0", True, "wm0"), ("set", "x", 0, "wx"), ("set", "m1", True, "wm1"),
+        ("add", "y", None, "wy"), ("set", "m2", True, "wm2"), ("set", "m3", True, "wm3")]
+    entries = new.index("param_plan")
+    assert entries["m0"] is entries["m1"] is entries["m2"] is entries["m3"]
+    assert entries["x"] == {"is_boundary": False} and entries["y"] == {"is_boundary": False}
+    assert plan.index("param_plan")["m0"]["is_boundary"] is True

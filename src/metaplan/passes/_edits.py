@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from metaplan.frozen import MISSING, JSONMap
 from metaplan.records.edit import Edit
 
 __all__ = ["unboundary"]
@@ -18,14 +17,7 @@ def unboundary(edit: Edit, marks: Mapping[str, str]) -> None:
     ``false`` (``0`` is not ``false``). Entry changes come first, then
     class-map removals, each in FQN order.
     """
-    plan = edit.plan
-    entries = plan.index("param_plan")
-    classes = plan.index("boundary_classes")
-    order = sorted(marks)
-    for fqn in order:
-        entry = entries.get(fqn)
-        if type(entry) is JSONMap and entry.get("is_boundary", MISSING) is not False:
-            edit.set(("param_plan", fqn, "is_boundary"), False, marks[fqn])
-    for fqn in order:
-        if fqn in classes:
-            edit.remove(("boundary_classes", fqn), marks[fqn])
+    classes = edit.plan.index("boundary_classes")
+    order = [(fqn, marks[fqn]) for fqn in sorted(marks)]
+    edit.set_each("param_plan", "is_boundary", False, order)
+    edit.remove_each("boundary_classes", [(fqn, why) for fqn, why in order if fqn in classes])

@@ -158,22 +158,32 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
     return found
 
 
-def _sub_modules(fqns: list[str], target: EPTarget, marks: dict[str, str]) -> None:
-    """Add each FQN under ``target`` whose suffix matches a strip pattern to ``marks``."""
+def _sub_modules(fqns: list[str], target: EPTarget, marks: dict[str, str],
+                 matched: dict[tuple[str, ...], dict[str, int]]) -> None:
+    """Add each FQN under ``target`` whose suffix matches a strip pattern to ``marks``.
+
+    ``matched`` remembers, per tuple of patterns, which pattern each suffix
+    matched first (-1: none): the 58 MoE layers of a plan share their
+    patterns and their experts' suffixes, so each suffix is matched once.
+    """
     prefix = target.fqn + "."
-    rules = [(_matcher(pattern), f"sub-module of EP target {target.fqn} ({target.target_class})"
-              f" matching strip pattern {pattern!r}") for pattern in target.strip_patterns]
+    patterns = tuple(target.strip_patterns)
+    rules = [_matcher(pattern) for pattern in patterns]
+    known = matched.setdefault(patterns, {})
+    whys = [f"sub-module of EP target {target.fqn} ({target.target_class}) matching strip "
+            f"pattern {pattern!r}" for pattern in patterns]
     start = len(prefix)
     for i in range(bisect_left(fqns, prefix), len(fqns)):
         fqn = fqns[i]
         if not fqn.startswith(prefix):
             break
         suffix = fqn[start:]
-        for match, why in rules:
-            if match(suffix):
-                if fqn not in marks:
-                    marks[fqn] = why
-                break
+        which = known.get(suffix)
+        if which is None:
+            which = known[suffix] = next(
+                (n for n, match in enumerate(rules) if match(suffix)), -1)
+        if which >= 0 and fqn not in marks:
+            marks[fqn] = whys[which]
 
 
 @dataclass(frozen=True, repr=False)
@@ -197,8 +207,9 @@ class StripEPSubBoundaries(EditPass):
         marks = {fqn: target.why for fqn, target in targets.items()}
         if any(target.strip_patterns for target in targets.values()):
             fqns = sorted(plan.index("param_plan"))
+            matched: dict[tuple[str, ...], dict[str, int]] = {}
             for target in targets.values():
-                _sub_modules(fqns, target, marks)
+                _sub_modules(fqns, target, marks, matched)
         unboundary(edit, marks)
 
     def __repr__(self) -> str:

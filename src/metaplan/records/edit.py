@@ -202,6 +202,80 @@ class Edit:
             self._changes.append(_new_change(Change, ("set", path, old, value, why)))
         return True
 
+    def set_each(self, field: str, leaf: str, value: Any,
+                 whys: Iterable[tuple[str, str]]) -> None:
+        """``set((field, key, leaf), value, why)`` for each ``(key, why)`` of ``whys`` whose
+        entry is an object; other entries (absent, arrays, text) are skipped.
+
+        The same changes, in the same order, as that loop of :meth:`set`; one call for the
+        thousands of flags a pass sets (a third of the time of the loop).
+        """
+        if self._done or type(value) not in _FLAT or type(self._field(field)) is not _MapState:
+            for key, why in whys:
+                if type(self.get((field, key))) is JSONMap:
+                    self.set((field, key, leaf), value, why)
+            return
+        state: _MapState = self._top[field]
+        patch, base, mine, memo = state.patch, state.base, self._mine, self._memo
+        append, kind = self._changes.append, type(value)
+        memo_get, patch_get, base_get = memo.get, patch.get, base.get
+        last: Any = None  # the raw entry the last change was made to, its result, its value
+        result: JSONMap | None = None
+        current: Any = MISSING
+        for key, why in whys:
+            entry = patch_get(key, _NO_PATCH)
+            if entry is _NO_PATCH:
+                entry = base_get(key, MISSING)
+            if type(entry) is not JSONMap:
+                continue
+            raw = entry._data  # the engine owns the frozen types' raw side
+            if raw is last:  # equal entries are one object: the last one's result again
+                patch[key] = result
+            else:
+                if id(raw) in mine:
+                    self.set((field, key, leaf), value, why)
+                    continue
+                current = raw.get(leaf, MISSING)
+                if type(current) is kind and current == value:
+                    continue
+                memo_key = (id(raw), leaf, kind, value)
+                hit = memo_get(memo_key)
+                if hit is not None and hit[0] is raw:
+                    patch[key] = result = hit[1]
+                else:
+                    data = dict(raw)
+                    data[leaf] = value
+                    patch[key] = result = JSONMap.over(data)
+                    memo[memo_key] = (raw, result)
+                last = raw
+            if current is MISSING:
+                append(_new_change(Change, ("add", (field, key, leaf), None, value, why)))
+            else:
+                old = current if type(current) in _FLAT else freeze_owned(current)
+                append(_new_change(Change, ("set", (field, key, leaf), old, value, why)))
+
+    def remove_each(self, field: str, whys: Iterable[tuple[str, str]]) -> None:
+        """``remove((field, key), why)`` for each ``(key, why)`` of ``whys``: the same changes,
+        in the same order, in one call."""
+        if self._done or type(self._field(field)) is not _MapState:
+            for key, why in whys:
+                self.remove((field, key), why)
+            return
+        state: _MapState = self._top[field]
+        patch, append = state.patch, self._changes.append
+        patch_get, base_get = patch.get, state.base.get
+        for key, why in whys:
+            if type(key) is not str:
+                self.remove((field, key), why)
+                continue
+            current = patch_get(key, _NO_PATCH)
+            if current is _NO_PATCH:
+                current = base_get(key, MISSING)
+            if current is not MISSING:
+                patch[key] = MISSING
+                old = current if type(current) in _FLAT else freeze_owned(current)
+                append(_new_change(Change, ("remove", (field, key), old, None, why)))
+
     def remove(self, path: Sequence[Key], why: str = "") -> None:
         """Remove the key (or array item) at ``path``; nothing when there is none (a
         :class:`~metaplan.errors.ConflictError` when its parent does not exist)."""
