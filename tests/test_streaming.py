@@ -18,9 +18,12 @@ from metaplan.files.streaming import parse_plan_text
 from metaplan.testing import plan_dicts
 
 
-@pytest.fixture(autouse=True)
-def every_text_streams(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(streaming, "STREAM_FROM", 0)
+@pytest.fixture(autouse=True, params=["entry by entry", "whole, then shared"])
+def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test twice: every text read member by member, and every text parsed whole and its
+    equal entries shared (what texts shorter than STREAM_FROM get)."""
+    monkeypatch.setattr(streaming, "STREAM_FROM", 0 if request.param == "entry by entry"
+                        else 2**62)
     yield
 
 
@@ -78,6 +81,24 @@ _TWISTS = (
     lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"k": 2.5e-7}, ', 1),
     lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"k": 1.5}, "y": {"k": 2.5}, '
                         '"z": {"k": null}, "w": {"k": 1}, "v": {"k": 1.0}, ', 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x": "A", "x": "B", ', 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x": "\\ud800", ', 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x": ' + "[" * 252
+                        + "]" * 252 + ", ", 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x": ' + "[" * 253
+                        + "]" * 253 + ", ", 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"m\u00e9": {"a": "\u00e9:"}, '
+                        '"m\u00e8": "x:y", ', 1),
+    lambda t: t.replace('"param_plan": {', '"model_type": "a", "model_type": "b", "param_plan"'
+                        ': {"s": "a\\"b", ', 1),
+    lambda t: t.replace('"param_plan": {', '"x": ' + "[" * 253 + "]" * 253 + ', "param_plan": {',
+                        1),
+    lambda t: t.replace('"param_plan": {', '"x": ' + "[" * 254 + "]" * 254 + ', "param_plan": {',
+                        1),
+    lambda t: t.replace('"param_plan": {', '"x": [1e400], "param_plan": {', 1),
+    lambda t: t.replace('"param_plan": {', '"x": {"a": 1, "a": 2}, "param_plan": {', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": {"b": 1, "b": 1}}, '
+                        '"y": {"a": {"b": 1}}, ', 1),
 )
 
 

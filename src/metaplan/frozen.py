@@ -318,7 +318,7 @@ def interned(raw: dict[str, Any]) -> dict[str, JSONMap]:
                 known = shared[text] = _adopt(value)
             out[key] = views[id(value)] = known
         else:
-            out[key] = _view(value)
+            out[key] = value if type(value) is str else _view(value)  # class names: no call
     return out
 
 

@@ -23,12 +23,14 @@ from metaplan.frozen import JSONFloat, orjson_default, paused_gc, thaw
 
 __all__ = [
     "MAX_DEPTH",
+    "check_parsed",
     "check_tree",
     "decode_text",
     "dumps_pretty",
     "dumps_pretty_stdlib",
     "finite",
     "parse_json",
+    "parse_unchecked",
     "read_bytes",
     "read_json",
     "reject_constant",
@@ -68,11 +70,19 @@ def parse_json(data: bytes | str, *, source: str = "<input>", depth: int = MAX_D
     metaplan.errors.InputError: x.json: a: the key "b" appears twice in one object; ...
     """
     text = decode_text(data, source)
+    raw = parse_unchecked(text, source, depth)
+    check_parsed(text, raw, source, depth)
+    return raw
+
+
+def parse_unchecked(text: str, source: str = "<input>", depth: int = MAX_DEPTH) -> Any:
+    """The raw data of JSON ``text`` (floats as ``JSONFloat``), not yet checked by
+    :func:`check_parsed`; text that is no JSON is an :class:`~metaplan.errors.InputError`."""
     if not text or text.isspace():
         raise InputError(f"{source}: empty file: expected a JSON object", source=source)
     try:
         with paused_gc():
-            raw = json.loads(text, parse_float=JSONFloat, parse_constant=reject_constant)
+            return json.loads(text, parse_float=JSONFloat, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: not valid JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}, "
@@ -84,9 +94,13 @@ def parse_json(data: bytes | str, *, source: str = "<input>", depth: int = MAX_D
                          "deep (plans nest a handful)", source=source) from exc
     except ValueError as exc:
         raise InputError(f"{source}: not valid JSON: {exc}", source=source) from exc
+
+
+def check_parsed(text: str, raw: Any, source: str = "<input>", depth: int = MAX_DEPTH) -> None:
+    """Refuse what :func:`parse_json` refuses in ``raw``, parsed from ``text``: nesting past
+    ``depth``, a number that is not finite, text that is not Unicode, a repeated key."""
     written = _checked(raw, source, depth)
     _check_unique_keys(text, raw, written, source)
-    return raw
 
 
 _UTF8_BOM = b"\xef\xbb\xbf"

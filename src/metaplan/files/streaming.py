@@ -7,7 +7,10 @@ object member by member, and the FQN maps (``param_plan``,
 ``boundary_classes``) entry by entry; each entry is parsed by the stdlib's
 C decoder, checked, and replaced at once by the first equal entry read
 (equal as their JSON bytes), so the duplicates are freed as soon as they are
-made. A million-entry plan then peaks at about its text's size.
+made. A million-entry plan then peaks at about its text's size. A text
+shorter than :data:`STREAM_FROM` is parsed whole instead, and its FQN maps'
+equal entries shared afterwards, in the one pass that also checks every
+value (writing each entry once, not the whole document again).
 
 It gives the very data :func:`~metaplan.files.jsonio.parse_json` gives (the same
 values, equal entries sharing one dict), and accepts exactly what it
@@ -34,7 +37,14 @@ from typing import Any
 
 import orjson
 
-from metaplan.files.jsonio import MAX_DEPTH, finite, parse_json, reject_constant
+from metaplan.files.jsonio import (
+    MAX_DEPTH,
+    check_parsed,
+    finite,
+    parse_json,
+    parse_unchecked,
+    reject_constant,
+)
 from metaplan.frozen import JSONFloat
 
 __all__ = ["STREAMED_FIELDS", "STREAM_FROM", "parse_plan_text"]
@@ -64,12 +74,79 @@ def parse_plan_text(text: str, source: str) -> Any:
 
     Texts shorter than :data:`STREAM_FROM` go straight to ``parse_json``.
     """
-    if len(text) < STREAM_FROM or "\\u003a" in text or "\\u003A" in text:
+    if "\\" in text and ("\\u003a" in text or "\\u003A" in text):  # one char is fast
         return parse_json(text, source=source)
+    if len(text) < STREAM_FROM:
+        raw = parse_unchecked(text, source)
+        try:
+            if _shared_and_counted(raw) == text.count(":"):
+                return raw
+        except (_Unusual, TypeError, AttributeError):
+            pass
+        check_parsed(text, raw, source)  # it says what is wrong, or that nothing is
+        return raw
     try:
         return _Reader(text).document()
     except (_Unusual, ValueError, IndexError, RecursionError, TypeError, StopIteration):
         return parse_json(text, source=source)
+
+
+def _shared_and_counted(raw: dict[str, Any]) -> int:
+    """Share the equal entries of ``raw``'s FQN maps (as the member-by-member reader does) and
+    count the colons of all of ``raw`` written compactly; an :class:`_Unusual` value (not
+    finite, not Unicode, past 64 bits, nested near the limit) raises.
+
+    Each entry is written once (its bytes tell equal entries apart) and only the
+    first of its kind is checked for depth; ``check_parsed`` would write the
+    whole document again. The count is compared with the text's: fewer colons
+    kept than read means a repeated key (see ``jsonio._check_unique_keys``).
+    """
+    colons = len(raw)  # the top-level keys
+    for key, value in raw.items():
+        _key(key)
+        if key in STREAMED_FIELDS and type(value) is dict:
+            colons += len(value) + _share(value)
+        else:
+            colons += _nested_within(value, _NEST + 1).count(b":")
+    return colons
+
+
+def _share(entries: dict[str, Any]) -> int:
+    """Replace each object entry by the first equal one; the colons of the entries written.
+
+    The other entries (class names, in ``boundary_classes``) are written
+    together, in one call.
+    """
+    if not "".join(entries).isascii():
+        for fqn in entries:
+            _key(fqn)
+    shared: dict[bytes, tuple[Any, int]] = {}
+    others: list[Any] = []
+    colons = 0
+    dumps, get = orjson.dumps, shared.get
+    for fqn, value in entries.items():
+        if type(value) is not dict:
+            others.append(value)
+            continue
+        try:
+            written = dumps(value, default=_float)
+        except TypeError as exc:  # not finite, not Unicode, past 64 bits, past orjson's depth
+            raise _Unusual(str(exc)) from exc
+        known = get(written)
+        if known is None:
+            _nested_within(value, _NEST)
+            known = shared[written] = (value, written.count(b":"))
+        else:
+            entries[fqn] = known[0]
+        colons += known[1]
+    if others:  # each of them nested at most _NEST levels
+        colons += _nested_within(others, _NEST + 1).count(b":")
+    return colons
+
+
+def _key(key: str) -> None:
+    if not (key.isascii() or _unicode(key)):
+        raise _Unusual("a key that is not Unicode text")
 
 
 class _Reader:
@@ -196,13 +273,13 @@ def _written(value: Any) -> bytes:
         raise _Unusual(str(exc)) from exc
 
 
-def _nested_within(value: Any, levels: int) -> None:
+def _nested_within(value: Any, levels: int) -> bytes:
     """``value`` nests at most ``levels`` deep (orjson's limit is :data:`MAX_DEPTH` levels:
-    it is padded up to it)."""
+    it is padded up to it); its compact JSON inside the padding's brackets."""
     padded: Any = value
     for _ in range(MAX_DEPTH - levels):
         padded = [padded]
-    _written(padded)
+    return _written(padded)
 
 
 def _same_keys(text: str, start: int, end: int, written: bytes) -> None:
