@@ -1058,3 +1058,16 @@ def test_set_each_shares_one_result_among_equal_entries_and_records_each() -> No
     assert entries["m0"] is entries["m1"] is entries["m2"] is entries["m3"]
     assert entries["x"] == {"is_boundary": False} and entries["y"] == {"is_boundary": False}
     assert plan.index("param_plan")["m0"]["is_boundary"] is True
+
+
+def test_set_each_records_each_entrys_own_old_value_between_equal_entries() -> None:
+    """An entry already so, between two equal ones, does not lend them its old value."""
+    plan = metaplan.Plan.from_json({"param_plan": {
+        "a": {"is_boundary": True}, "b": {"is_boundary": False}, "c": {"is_boundary": True},
+        "d": {"is_boundary": 0}, "e": {"is_boundary": True}}})
+    entries = plan.index("param_plan")
+    assert entries["a"] is entries["c"] is entries["e"]  # loaded equal entries are one
+    edit = Edit(plan)
+    edit.set_each("param_plan", "is_boundary", False, [(k, k) for k in "abcde"])
+    assert [(c.path[1], c.old) for c in edit.finish("p")[1].changes] == [
+        ("a", True), ("c", True), ("d", 0), ("e", True)]

@@ -235,9 +235,10 @@ class Edit:
                 if id(raw) in mine:
                     self.set((field, key, leaf), value, why)
                     continue
-                current = raw.get(leaf, MISSING)
-                if type(current) is kind and current == value:
+                now = raw.get(leaf, MISSING)
+                if type(now) is kind and now == value:
                     continue
+                current = now
                 memo_key = (id(raw), leaf, kind, value)
                 hit = memo_get(memo_key)
                 if hit is not None and hit[0] is raw:
