@@ -99,7 +99,44 @@ _TWISTS = (
     lambda t: t.replace('"param_plan": {', '"x": {"a": 1, "a": 2}, "param_plan": {', 1),
     lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": {"b": 1, "b": 1}}, '
                         '"y": {"a": {"b": 1}}, ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": [18446744073709551616]}, '
+                        '"y": {"a": [-9223372036854775809]}, "z": {"a": [9223372036854775808]}, ',
+                        1),
+    lambda t: t.replace('"param_plan": {', '"x": ["a", 1.0, -0, 1E2, -0.0], "param_plan": {', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": {"a": {"b": [1.5]}}, ', 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x": 2.5, ', 1),
+    lambda t: "\ufeff" + t,
 )
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with every number's type beside it (``==`` takes ``1.0`` for ``1``)."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value).__name__, value)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=8)
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b:c", "m\u00e9"]), _JSON, max_size=4),
+       st.dictionaries(st.sampled_from(["x", "y"]), _JSON, max_size=2), st.booleans())
+def test_any_json_values_read_as_the_stdlib_reads_them(entries: dict[str, Any],
+                                                       fields: dict[str, Any],
+                                                       pretty: bool) -> None:
+    meta = {"param_plan": entries, "boundary_classes": dict.fromkeys(entries, "C"), **fields}
+    text = json.dumps(meta, indent=2 if pretty else None)
+    streamed, whole = _both(text)
+    assert streamed == whole
+    if whole[0] == "read":
+        assert _typed(streamed[1]) == _typed(whole[1])
 
 
 @given(plan_dicts(odd_flags=False), st.sampled_from(range(len(_TWISTS))), st.booleans())
@@ -108,3 +145,28 @@ def test_generated_texts_read_alike_or_are_refused_alike(meta: dict[str, Any], t
     text = json.dumps(meta, indent=2 if pretty else None, sort_keys=True)
     streamed, whole = _both(_TWISTS[twist](text))
     assert streamed == whole
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_real_plans_are_parsed_once_by_orjson(name: str, reader: None,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plans hold no float: orjson's parse is kept, the stdlib's never runs."""
+    monkeypatch.setattr(streaming, "STREAM_FROM", 2**62)
+
+    def stdlib(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the stdlib parser ran")
+
+    text = raw_input(name).decode()
+    expected = parse_json(text, source="p")
+    monkeypatch.setattr(streaming, "parse_unchecked", stdlib)
+    monkeypatch.setattr(streaming, "parse_json", stdlib)
+    assert parse_plan_text(text, "p") == expected
+
+
+def test_a_plan_holding_a_float_is_read_again_by_the_stdlib(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.setattr(streaming, "STREAM_FROM", 2**62)
+    raw = parse_plan_text('{"param_plan": {"a": {"k": [2.50, 18446744073709551616]}}}', "p")
+    value = raw["param_plan"]["a"]["k"]
+    assert [type(v).__name__ for v in value] == ["JSONFloat", "int"]
+    assert value == [2.5, 2**64]

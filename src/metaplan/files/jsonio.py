@@ -1,7 +1,8 @@
 """JSON in and out: gzip-aware files, exact stdlib-compatible output, atomic writes.
 
 Reading uses the stdlib parser (orjson silently turns integers past 64 bits
-into floats); floats come back as :class:`~metaplan.frozen.JSONFloat`.
+into floats); floats come back as :class:`~metaplan.frozen.JSONFloat`. (A plan's
+text that holds no float is parsed by orjson: see :mod:`metaplan.files.streaming`.)
 Writing uses orjson, whose ``OPT_INDENT_2 | OPT_SORT_KEYS`` output is byte for
 byte ``json.dumps(obj, indent=2, sort_keys=True)`` for ASCII text and 64-bit
 integers; anything else falls back to the stdlib writer.

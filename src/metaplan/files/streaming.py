@@ -8,9 +8,10 @@ object member by member, and the FQN maps (``param_plan``,
 C decoder, checked, and replaced at once by the first equal entry read
 (equal as their JSON bytes), so the duplicates are freed as soon as they are
 made. A million-entry plan then peaks at about its text's size. A text
-shorter than :data:`STREAM_FROM` is parsed whole instead, and its FQN maps'
-equal entries shared afterwards, in the one pass that also checks every
-value (writing each entry once, not the whole document again).
+shorter than :data:`STREAM_FROM` is parsed whole instead (by orjson when it
+holds no float, else by the stdlib), and its FQN maps' equal entries shared
+afterwards, in the one pass that also checks every value (writing each
+entry once, not the whole document again).
 
 It gives the very data :func:`~metaplan.files.jsonio.parse_json` gives (the same
 values, equal entries sharing one dict), and accepts exactly what it
@@ -40,6 +41,7 @@ import orjson
 from metaplan.files.jsonio import (
     MAX_DEPTH,
     check_parsed,
+    decode_text,
     finite,
     parse_json,
     parse_unchecked,
@@ -77,6 +79,10 @@ def parse_plan_text(text: str, source: str) -> Any:
     if "\\" in text and ("\\u003a" in text or "\\u003A" in text):  # one char is fast
         return parse_json(text, source=source)
     if len(text) < STREAM_FROM:
+        text = decode_text(text, source)  # as parse_json reads it: without a byte order mark
+        fast = _read_fast(text)
+        if fast is not None:
+            return fast
         raw = parse_unchecked(text, source)
         try:
             if _shared_and_counted(raw) == text.count(":"):
@@ -91,10 +97,33 @@ def parse_plan_text(text: str, source: str) -> Any:
         return parse_json(text, source=source)
 
 
+def _read_fast(text: str) -> dict[str, Any] | None:
+    """orjson's parse of ``text``, shared and checked, when it is what the stdlib's parse
+    would give; else None.
+
+    It is not when it holds a float: orjson reads a float as ``float`` (the
+    stdlib's reader, with its hook, as ``JSONFloat``) and a number past 64 bits
+    as a ``float`` too. Plans hold none, as a rule; a text that holds one, or
+    that orjson refuses (where the stdlib words the refusal), is read again
+    by the stdlib.
+    """
+    try:
+        raw = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    try:
+        if type(raw) is dict and _shared_and_counted(raw) == text.count(":"):
+            return raw
+    except (_Unusual, TypeError, AttributeError):
+        pass
+    return None
+
+
 def _shared_and_counted(raw: dict[str, Any]) -> int:
     """Share the equal entries of ``raw``'s FQN maps (as the member-by-member reader does) and
     count the colons of all of ``raw`` written compactly; an :class:`_Unusual` value (not
-    finite, not Unicode, past 64 bits, nested near the limit) raises.
+    finite, not Unicode, past 64 bits, nested near the limit, a ``float`` that is no
+    ``JSONFloat``) raises.
 
     Each entry is written once (its bytes tell equal entries apart) and only the
     first of its kind is checked for depth; ``check_parsed`` would write the
@@ -108,6 +137,7 @@ def _shared_and_counted(raw: dict[str, Any]) -> int:
             colons += len(value) + _share(value)
         else:
             colons += _nested_within(value, _NEST + 1).count(b":")
+            _refuse_float(value)
     return colons
 
 
@@ -135,13 +165,32 @@ def _share(entries: dict[str, Any]) -> int:
         known = get(written)
         if known is None:
             _nested_within(value, _NEST)
+            _refuse_float(value)
             known = shared[written] = (value, written.count(b":"))
         else:
             entries[fqn] = known[0]
         colons += known[1]
     if others:  # each of them nested at most _NEST levels
         colons += _nested_within(others, _NEST + 1).count(b":")
+        _refuse_float(others)
     return colons
+
+
+_TEXT = {str}
+
+
+def _refuse_float(value: Any) -> None:
+    """Raise :class:`_Unusual` when ``value`` holds a ``float`` (a ``JSONFloat`` is none)."""
+    kind = type(value)
+    if kind is float:
+        raise _Unusual("a float, or a number past 64 bits, as orjson reads them")
+    if kind is dict:
+        for item in value.values():
+            if type(item) is not str:
+                _refuse_float(item)
+    elif kind is list and not set(map(type, value)) <= _TEXT:  # 44k names: one C pass
+        for item in value:
+            _refuse_float(item)
 
 
 def _key(key: str) -> None:
