@@ -56,6 +56,7 @@ __all__ = [
     "thaw",
     "to_raw",
     "walk",
+    "writable",
 ]
 
 SCALAR_TYPES = (str, int, bool, type(None))
@@ -249,6 +250,13 @@ class JSONMap(Mapping[str, Any]):
     def thaw(self) -> dict[str, Any]:
         """A fresh, mutable deep copy."""
         return cast(dict[str, Any], thaw(self))
+
+
+def writable(index: dict[str, Any]) -> dict[str, Any]:
+    """An FQN map's read index with each ``JSONMap`` entry as its raw dict: what orjson
+    writes without calling back into Python once per entry (15,000 calls)."""
+    return {key: value._data if type(value) is JSONMap else value
+            for key, value in index.items()}
 
 
 def forget_canonical(values: Iterable[Any]) -> None:

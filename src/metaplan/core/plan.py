@@ -47,6 +47,7 @@ from metaplan.frozen import (
     thaw,
     to_raw,
     walk,
+    writable,
 )
 from metaplan.viewing import notebook_view
 
@@ -467,7 +468,7 @@ class Plan(Mapping[str, Any]):
     def _writable(self) -> dict[str, Any]:
         """The top level with each FQN map as its read index: what the writers serialize."""
         out = dict(self._plain.items())
-        out.update({name: self._items(name) for name in self.map_fields})
+        out.update({name: writable(self._items(name)) for name in self.map_fields})
         return out
 
 
