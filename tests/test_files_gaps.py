@@ -814,12 +814,8 @@ def test_a_regular_file_larger_than_its_stated_size_is_read_whole_and_bounded() 
         assert str(caught.value).startswith(f"{cmdline}: more bytes than the input limit of ")
 
 
-# BUG (src/metaplan/files/inputs.py, _read_raw): when a regular file holds more than its
-# st_size says (it grew while being read; any /proc file), the rest is read by
-# ``_read_upto(handle, limit - len(data), source)``, so the refusal names the budget left,
-# not the limit: "the input limit of 82 bytes" under a limit of 83, "of 0 bytes" under 1.
-# Remove the xfail once fixed.
-@pytest.mark.xfail(strict=True, reason="BUG: the message names the limit less what was read")
+# A regular file that holds more than its st_size says (it grew while being read; any /proc
+# file) is refused naming the limit itself (it named the budget left: "of 0 bytes" under 1).
 def test_a_file_that_grew_past_the_limit_is_refused_naming_the_limit() -> None:
     cmdline, whole = _proc_cmdline()
     for limit in (len(whole) - 1, 1):

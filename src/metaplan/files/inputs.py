@@ -112,10 +112,10 @@ def _too_big(source: str, limit: int, what: str) -> InputError:
                       source=source)
 
 
-def _read_upto(handle: BinaryIO, limit: int, source: str) -> bytes:
-    """All of ``handle``, refused as soon as it passes ``limit`` bytes."""
+def _read_upto(handle: BinaryIO, limit: int, source: str, total: int = 0) -> bytes:
+    """All of ``handle``, refused as soon as ``total`` (the bytes already read) and what it
+    reads pass ``limit`` bytes."""
     chunks: list[bytes] = []
-    total = 0
     while True:
         chunk = handle.read(_READ_CHUNK)
         if not chunk:
@@ -143,7 +143,7 @@ def _read_raw(path: str, source: str, limit: int) -> bytes:
             return data
         if len(data) > limit:  # it grew while being read
             raise _too_big(source, limit, "more bytes than")
-        return data + _read_upto(handle, limit - len(data), source)
+        return data + _read_upto(handle, limit, source, len(data))
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
