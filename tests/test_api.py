@@ -259,3 +259,23 @@ def test_no_module_touches_another_types_private_state() -> None:
                 continue
             found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
     assert found == []
+
+
+def test_objects_are_made_behind_their_types_back_only_in_their_own_module() -> None:
+    """``tuple.__new__`` / ``object.__new__`` skip a type's constructor: only the module that
+    defines the type may do it (the edit engine and the diff made ``Change`` s with
+    ``tuple.__new__``; they use ``Change._make``, which is that, bound by ``Change``)."""
+    src = Path(metaplan.__file__).resolve().parent
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "__new__" \
+                    and isinstance(node.value, ast.Name) and node.value.id in ("tuple", "object"):
+                parent = next((call for call in ast.walk(tree) if isinstance(call, ast.Call)
+                               and call.func is node), None)
+                made = parent.args[0] if parent is not None and parent.args else None
+                if not (isinstance(made, ast.Name) and made.id in defined):
+                    found.append(f"{path.relative_to(src)}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []

@@ -56,7 +56,7 @@ from metaplan.records.change import LEGACY_HASH, OPS, Change, ChangeRecord, Key,
 
 __all__ = ["Edit", "apply", "apply_changes", "remove_in", "set_in"]
 
-_new_change = tuple.__new__  # the engine makes thousands: no keyword-handling wrapper
+_new_change = Change._make  # the engine makes thousands: tuple.__new__, bound by Change
 _FLAT = (str, int, bool, type(None))  # flat values whose type and == tell JSON equality
 
 
@@ -196,10 +196,10 @@ class Edit:
             state.patch[key] = result = JSONMap.over(data)  # type: ignore[index]
             self._memo[memo_key] = (raw, result)
         if current is MISSING:
-            self._changes.append(_new_change(Change, ("add", path, None, value, why)))
+            self._changes.append(_new_change(("add", path, None, value, why)))
         else:
             old = current if type(current) in _FLAT else freeze_owned(current)
-            self._changes.append(_new_change(Change, ("set", path, old, value, why)))
+            self._changes.append(_new_change(("set", path, old, value, why)))
         return True
 
     def set_each(self, field: str, leaf: str, value: Any,
@@ -250,10 +250,10 @@ class Edit:
                     memo[memo_key] = (raw, result)
                 last = raw
             if current is MISSING:
-                append(_new_change(Change, ("add", (field, key, leaf), None, value, why)))
+                append(_new_change(("add", (field, key, leaf), None, value, why)))
             else:
                 old = current if type(current) in _FLAT else freeze_owned(current)
-                append(_new_change(Change, ("set", (field, key, leaf), old, value, why)))
+                append(_new_change(("set", (field, key, leaf), old, value, why)))
 
     def remove_each(self, field: str, whys: Iterable[tuple[str, str]]) -> None:
         """``remove((field, key), why)`` for each ``(key, why)`` of ``whys``: the same changes,
@@ -275,7 +275,7 @@ class Edit:
             if current is not MISSING:
                 patch[key] = MISSING
                 old = current if type(current) in _FLAT else freeze_owned(current)
-                append(_new_change(Change, ("remove", (field, key), old, None, why)))
+                append(_new_change(("remove", (field, key), old, None, why)))
 
     def remove(self, path: Sequence[Key], why: str = "") -> None:
         """Remove the key (or array item) at ``path``; nothing when there is none (a
@@ -292,7 +292,7 @@ class Edit:
                 if current is not MISSING:
                     state.patch[key] = MISSING
                     old = current if type(current) in _FLAT else freeze_owned(current)
-                    self._changes.append(_new_change(Change, ("remove", path, old, None, why)))
+                    self._changes.append(_new_change(("remove", path, old, None, why)))
                 return
         self._write("remove", _path(path), MISSING, None, why, False)
 
@@ -544,7 +544,7 @@ class Edit:
         if op == "set" and found is MISSING:
             op = "add"
         old = None if found is MISSING else freeze_owned(found)
-        self._changes.append(_new_change(Change, (op, path, old,
+        self._changes.append(_new_change((op, path, old,
                                                   None if op == "remove" else frozen(new),
                                                   why)))
 

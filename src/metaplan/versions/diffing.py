@@ -27,7 +27,7 @@ from metaplan.records.change import Change, ChangeRecord, Path
 
 __all__ = ["array_changes", "changes_between", "diff", "item_identity"]
 
-_new_change = tuple.__new__
+_new_change = Change._make  # tuple.__new__ bound by Change: no keyword handling
 
 
 def diff(a: Plan, b: Plan, *, name: str = "diff", why: str = "",
@@ -91,9 +91,9 @@ class _Walk:
         out, why = self.out, self.why
         if new is MISSING:
             if old is not MISSING:
-                out.append(_new_change(Change, ("remove", here, _frozen(old), None, why)))
+                out.append(_new_change(("remove", here, _frozen(old), None, why)))
         elif old is MISSING:
-            out.append(_new_change(Change, ("add", here, None, _frozen(new), why)))
+            out.append(_new_change(("add", here, None, _frozen(new), why)))
         elif type(old) is JSONMap and type(new) is JSONMap:
             if old._data is not new._data and old.canonical() != new.canonical():
                 self.entries(old, new, here)
@@ -104,7 +104,7 @@ class _Walk:
             if not json_equal(old, new):
                 self.arrays(old, new, here)
         elif not json_equal(old, new):
-            out.append(_new_change(Change, ("set", here, _frozen(old), _frozen(new), why)))
+            out.append(_new_change(("set", here, _frozen(old), _frozen(new), why)))
 
     def entries(self, old: JSONMap, new: JSONMap, here: Path) -> None:
         """Two different objects: their changes, worked out once per distinct pair.
@@ -118,14 +118,14 @@ class _Walk:
         if inside is None:
             inside = self.inside[pair] = []
             _Walk(self.why, inside, self.items).maps(old._data, new._data, ())
-        self.out += [_new_change(Change, (c.op, here + c.path, c.old, c.new, c.why))
+        self.out += [_new_change((c.op, here + c.path, c.old, c.new, c.why))
                      for c in inside]
 
     def arrays(self, old: Sequence[Any], new: Sequence[Any], here: Path) -> None:
         """Two different arrays: item by item, or replaced whole when no item is kept."""
         script = array_changes(old, new)
         if script is None:
-            self.out.append(_new_change(Change, ("set", here, _frozen(old), _frozen(new),
+            self.out.append(_new_change(("set", here, _frozen(old), _frozen(new),
                                                  self.why)))
             return
         for edit in script:
@@ -133,10 +133,10 @@ class _Walk:
             if edit.op == "set":
                 self.value(edit.old, edit.new, at)
             elif edit.op == "remove":
-                self.out.append(_new_change(Change, ("remove", at, _frozen(edit.old), None,
+                self.out.append(_new_change(("remove", at, _frozen(edit.old), None,
                                                      self.why)))
             else:
-                self.out.append(_new_change(Change, ("add", at, None, _frozen(edit.new),
+                self.out.append(_new_change(("add", at, None, _frozen(edit.new),
                                                      self.why)))
 
     def same(self, x: dict[str, Any], y: dict[str, Any]) -> bool:
