@@ -74,26 +74,42 @@ def frozen_field(name: str, raw: Any) -> Any:
 
 
 class PatchedIndex:
-    """An index not yet built: a parent's index and an edit's patch (``MISSING``: removed)."""
+    """An FQN map's index as a base index and a patch over it (``MISSING``: removed).
+
+    A plan's index not yet built, and, in a subclass, the edit engine's
+    working copy of a map: the one overlay type.
+    """
 
     __slots__ = ("base", "items", "patch")
 
-    def __init__(self, base: dict[str, Any], patch: Mapping[str, Any]) -> None:
+    def __init__(self, base: dict[str, Any], patch: dict[str, Any] | None = None) -> None:
         self.base = base
-        self.patch = patch
+        self.patch: dict[str, Any] = {} if patch is None else patch
         self.items: dict[str, Any] | None = None
 
+    def get(self, key: Any) -> Any:
+        """The value at ``key`` with the patch applied (``MISSING``: none)."""
+        value = self.patch.get(key, _UNPATCHED)
+        return self.base.get(key, MISSING) if value is _UNPATCHED else value
+
+    def overlaid(self) -> dict[str, Any]:
+        """A new index: the base with the patch applied, as the patch is now."""
+        items = self.base.copy()
+        for key, value in self.patch.items():
+            if value is MISSING:
+                items.pop(key, None)  # a key added, then removed, by one edit is in no base
+            else:
+                items[key] = value
+        return items
+
     def build(self) -> dict[str, Any]:
+        """:meth:`overlaid`, made once (the patch of a plan's index never changes)."""
         if self.items is None:
-            items = self.base.copy()
-            for key, value in self.patch.items():
-                if value is MISSING:
-                    items.pop(key, None)
-                else:
-                    items[key] = value
-            self.items = items
+            self.items = self.overlaid()
         return self.items
 
+
+_UNPATCHED: Any = object()
 
 Index = dict[str, Any] | PatchedIndex
 """An FQN map's read index, or how to build it."""

@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 from pyrsistent import PVector
 
-from metaplan.core.plan import FQN_MAPS, Plan
+from metaplan.core.plan import FQN_MAPS, PatchedIndex, Plan
 from metaplan.core.schema import check_field
 from metaplan.errors import ConflictError, PlanError, as_path, format_path, parse_path
 from metaplan.files.jsonio import MAX_DEPTH
@@ -60,14 +60,13 @@ _new_change = Change._make  # the engine makes thousands: tuple.__new__, bound b
 _FLAT = (str, int, bool, type(None))  # flat values whose type and == tell JSON equality
 
 
-class _MapState:
-    """An FQN map being edited: the plan's read index and the patch (``MISSING``: removed)."""
+class _MapState(PatchedIndex):
+    """An FQN map being edited: the plan's read index and this edit's patch over it."""
 
-    __slots__ = ("base", "lists", "patch", "replaced")
+    __slots__ = ("lists", "replaced")
 
     def __init__(self, base: dict[str, Any], replaced: bool = False) -> None:
-        self.base = base
-        self.patch: dict[str, Any] = {}
+        super().__init__(base)
         self.replaced = replaced
         self.lists = False  # whether the patch holds raw lists (array entries being edited)
 
@@ -78,19 +77,6 @@ class _MapState:
                 if type(value) is list:
                     self.patch[key] = freeze_owned(value)
             self.lists = False
-
-    def get(self, key: Any) -> Any:
-        value = self.patch.get(key, _NO_PATCH)
-        return self.base.get(key, MISSING) if value is _NO_PATCH else value
-
-    def items_now(self) -> dict[str, Any]:
-        items = self.base.copy()
-        for key, value in self.patch.items():
-            if value is MISSING:
-                items.pop(key, None)  # a key this edit added, then removed, is in no base
-            else:
-                items[key] = value
-        return items
 
 
 class Edit:
@@ -133,7 +119,7 @@ class Edit:
         value = self._field(_head(path))
         if type(value) is _MapState:
             if len(path) == 1:
-                return freeze_owned(value.items_now())
+                return freeze_owned(value.overlaid())
             value = walk(value.get(path[1]) if type(path[1]) is str else MISSING, path[2:])
         else:
             value = walk(value, path[1:])
@@ -326,7 +312,7 @@ class Edit:
             if type(value) is not _MapState:
                 plain[field] = value if value is MISSING else self._frozen_top(field, value)
             elif value.replaced:
-                whole[field] = value.items_now()
+                whole[field] = value.overlaid()
             elif value.patch:
                 patched[field] = value.patch
         forget_canonical(self._keep)  # written after any read of their bytes
@@ -517,7 +503,7 @@ class Edit:
                    given: Change | None) -> None:
         current = self._field(field)
         if type(current) is _MapState:
-            current = freeze_owned(current.items_now())
+            current = freeze_owned(current.overlaid())
         found = _decide(op, (field,), current, old, new, checked)
         if found is _SKIP:
             return
