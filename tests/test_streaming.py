@@ -170,3 +170,43 @@ def test_a_plan_holding_a_float_is_read_again_by_the_stdlib(monkeypatch: pytest.
     value = raw["param_plan"]["a"]["k"]
     assert [type(v).__name__ for v in value] == ["JSONFloat", "int"]
     assert value == [2.5, 2**64]
+
+
+def _refuse_handover(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("handed over to the whole-text parser")
+
+
+_PLAIN = (  # texts either reader reads itself, handing nothing over
+    lambda t: t,
+    lambda t: t.replace("{", "{ \t\r\n").replace("}", "\n\t }").replace(", ", " ,\r\n"),
+    lambda t: t.replace('": ', '"\t:  ').replace("[", "[ ").replace("]", " ]"),
+    lambda t: '{"aa": {}, "ab": [], "ac": null, "ad": "x", "ae": -7, "af": true,' + t[1:],
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"s": "text", "l": [1, {"k": [false]}],'
+                        ' "n": null, "e": {}, "u\\u00e9\\u4e2d": {"v": "\\u00e9\\"\\\\\\n\\t"}, '
+                        '"big": {"i": 9223372036854775807, "j": -9223372036854775808}, ', 1),
+    lambda t: t.replace('"boundary_classes": {', '"boundary_classes": {"x\\u00e9": "\\u00e9C", '
+                        '"y": "a:b", ', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"x": ' + "[" * 252 + "]" * 252
+                        + ', "y": {"a": ' + "[" * 251 + "]" * 251 + "}, ", 1),  # the limit
+    lambda t: t.replace('"param_plan": {', '"zz": ' + "[" * 253 + "]" * 253
+                        + ', "param_plan": {', 1),
+    lambda t: t.replace('"param_plan": {', '"param_plan": {"a": {"k": 1}, "b": {"k": 1}, '
+                        '"c": {"k": 2}, ', 1),
+)
+
+
+@given(plan_dicts(odd_flags=False), st.sampled_from(range(len(_PLAIN))), st.booleans())
+def test_plain_texts_are_read_without_handing_over(meta: dict[str, Any], twist: int,
+                                                   pretty: bool) -> None:
+    """Each reader reads what a plan file holds itself: the whole-text parser (slower, or
+    the stdlib's) is only for the unusual."""
+    text = _PLAIN[twist](json.dumps(meta, indent=2 if pretty else None, sort_keys=True))
+    expected = parse_json(text, source="p")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("parse_json", "parse_unchecked", "check_parsed"):
+            patch.setattr(streaming, name, _refuse_handover)
+        read = parse_plan_text(text, "p")
+    assert _typed(read) == _typed(expected)
+    entries = read.get("param_plan")
+    if isinstance(entries, dict) and "a" in entries and "b" in entries:
+        assert entries["a"] is entries["b"] and entries["a"] is not entries["c"]
