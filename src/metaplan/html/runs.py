@@ -1,8 +1,9 @@
 """The run report (``metaplan normalize --report``): every pass with its change count, time
 and verify status; each pass's folded changes with their why; every module's history.
 
-Passes that changed nothing are collapsed into one line. The times are the
-one part that differs between two runs (``seconds=False`` leaves them out).
+Passes that changed nothing are collapsed into one line. Two runs give the
+same bytes: the times, the one part that would differ, are left out unless
+asked for (``seconds=True``, ``metaplan normalize --report-times``).
 """
 
 from __future__ import annotations
@@ -123,12 +124,12 @@ def history_html(histories: Sequence[History], ids: IdMaker, budget: Budget
 
 
 def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
-               check: Checker | None = verification, seconds: bool = True) -> str:
+               check: Checker | None = verification, seconds: bool = False) -> str:
     """The run as one HTML page: passes, their folded changes, module histories, a picture.
 
     ``check`` verifies each state (default: :func:`metaplan.checks.invariants.verification`'s
-    default checks; ``None``: no column); ``seconds=False`` leaves the times out, so
-    two runs give the same bytes.
+    default checks; ``None``: no column); ``seconds=True`` adds each pass's time (ms), so
+    two runs no longer give the same bytes.
     """
     ids, budget = IdMaker(), Budget(MEMBER_BUDGET)
     statuses = _statuses(trace, check)
