@@ -105,6 +105,7 @@ def test_deepseek_v3_against_its_normal_form_is_small_and_the_same_every_time() 
     assert biggest["count"] == 14_906 == len(biggest["members"])
     assert "and 42 more rows (10,794 modules)" in page  # 16 of 58 rows shown, then "N more"
     assert "<svg" in page and "changed: 15,026 modules" in page
+    assert data["unchanged"]["count"] == 63 and "63 unchanged modules in 3 groups" in page
 
 
 def test_no_numbered_structure_no_picture() -> None:
@@ -200,3 +201,26 @@ def test_notebook_views_are_small_and_change_nothing_else() -> None:
     assert "model.layers.{3..60}.mlp" in plan._repr_mimebundle_()["text/html"]
     with pytest.raises(TypeError, match="no notebook view of int"):
         mimebundle(3)
+
+
+def test_the_unchanged_modules_are_folded_behind_a_closed_details(loaded: dict[str, Plan]
+                                                                  ) -> None:
+    a = loaded["deepseek_v3.hf5"]
+    b = metaplan.normalize(a).plan
+    record = diff(a, b)
+    page = diff_report(record, before=a, after=b)
+    same = read_report_data(page)["unchanged"]
+    assert same["count"] == 63
+    assert sorted((g["modules"], g["count"], g["class"]) for g in same["groups"].values()) == [
+        ("lm_head", 1, "Linear"), ("model.embed_tokens", 1, "Embedding"),
+        ("model.layers.{0..60}.self_attn", 61, "DeepseekV3Attention")]
+    assert "model.layers.3.self_attn" in next(
+        g["members"] for g in same["groups"].values() if g["count"] == 61)
+    outside = _text_outside_data(page)
+    assert '<details id="unchanged-list"><summary>63 unchanged modules in 3 groups' in outside
+    assert 'id="show-unchanged"' in outside
+    changed = {m for g in read_report_data(page)["groups"].values() for m in g.get("members", ())}
+    assert not changed & {m for g in same["groups"].values() for m in g["members"]}
+    alone = diff_report(record)  # without the plans: no section, no box
+    assert 'id="unchanged"' not in alone and 'id="show-unchanged"' not in alone
+    assert "unchanged" not in read_report_data(alone)
