@@ -19,6 +19,7 @@ from metaplan.html.groups import member_rows
 from metaplan.html.notebook import mimebundle
 from metaplan.html.runs import run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
+from metaplan.pipelines.trace import Trace
 from metaplan.records.codec import records_from_json
 from metaplan.versions.diffing import diff
 from metaplan.versions.folding import fold_changes
@@ -224,3 +225,12 @@ def test_the_unchanged_modules_are_folded_behind_a_closed_details(loaded: dict[s
     alone = diff_report(record)  # without the plans: no section, no box
     assert 'id="unchanged"' not in alone and 'id="show-unchanged"' not in alone
     assert "unchanged" not in read_report_data(alone)
+
+
+def test_a_history_of_changes_without_a_why() -> None:
+    a, b = _plans(["enc", "dec"])
+    trace = Trace.start(a).then("flip", b, diff(a, b))  # a diff's changes say no why
+    data = read_report_data(run_report(trace, check=None))
+    (history,) = [g for g in data["groups"].values() if "history" in g]
+    assert history["history"] == "{dec,enc}" and history["count"] == 2
+    assert {step["why"] for step in history["steps"]} == {""}
