@@ -240,3 +240,21 @@ def test_the_unchanged_modules_read_without_script(browser: Any, reports: dict[s
         assert opened.strays == []
     finally:
         opened.close()
+
+
+@pytest.mark.parametrize("mode", ["script", "strict policy"])
+def test_each_pass_has_its_picture_in_the_run_report(browser: Any, reports: dict[str, str],
+                                                      mode: str) -> None:
+    opened = Opened(browser, reports["run"], script=mode == "script",
+                    policy=STRICT if mode == "strict policy" else None)
+    try:
+        page = opened.page
+        for number in (1, 3):  # pass 2 changed nothing
+            assert page.is_visible(f"#pass-{number}-picture svg")
+            assert "changed:" in page.inner_text(f"#pass-{number}-picture .legend")
+        assert page.locator("details.pass-picture").count() == 2
+        assert opened.strays == []
+        if mode == "script":  # under the policy, the blocked style and script are reported
+            assert opened.errors == []
+    finally:
+        opened.close()

@@ -1,5 +1,6 @@
 """The run report (``metaplan normalize --report``): every pass with its change count, time
-and verify status; each pass's folded changes with their why; every module's history.
+and verify status; each pass's folded changes with their why and a picture of what it
+did; every module's history; a picture of the whole run.
 
 Passes that changed nothing are collapsed into one line. Two runs give the
 same bytes: the times, the one part that would differ, are left out unless
@@ -20,7 +21,7 @@ from metaplan.html.history import History, history_groups
 from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, element, name_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
-from metaplan.html.svg import picture_html
+from metaplan.html.svg import NO_PICTURE, picture_html
 from metaplan.pipelines.trace import Trace
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS, fold_changes
@@ -123,6 +124,17 @@ def history_html(histories: Sequence[History], ids: IdMaker, budget: Budget
     return "".join(parts), data
 
 
+def _pass_picture(trace: Trace, number: int) -> str:
+    """Pass ``number``'s picture (the state before it -> the state it made), in an open
+    ``<details>``."""
+    record = trace.records[number - 1]
+    picture = picture_html(trace.states[number - 1], trace.states[number], record.changes)
+    said = (f"Picture of what pass {number} ({trace.passes[number - 1]}) did: "
+            f"{plural(_modules(record.changes), 'module')} it touched, coloured")
+    return (f'<details class="pass-picture" id="pass-{number}-picture" open>'
+            f"<summary>{text(said)}</summary>{picture}</details>")
+
+
 def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
                check: Checker | None = verification, seconds: bool = False) -> str:
     """The run as one HTML page: passes, their folded changes, module histories, a picture.
@@ -146,6 +158,8 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         body.append(f"<details><summary>{text(_passes(len(idle)))} changed nothing"
                     "</summary><ul>" + "".join(f"<li>{text(name)}</li>" for name in idle)
                     + "</ul></details>")
+    changes = [c for record in trace.records for c in record.changes]
+    whole = picture_html(trace.input, trace.final, changes)
     sections, groups = [], {}
     for number, (name, record) in enumerate(zip(trace.passes, trace.records, strict=True), 1):
         if not len(record):
@@ -153,8 +167,10 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         html, found_sections, found = sections_html(fold_changes(record), ids, budget, record,
                                                     prefix=f"pass-{number}-", pass_name=name)
         heading = f"{number}. {name}: {plural(len(record), 'change')}"
+        picture = "" if whole == NO_PICTURE else _pass_picture(trace, number)
         body.append(f'<section id="pass-{number}">{element("h2", heading)}'
-                    f"{html.replace('<h2>', '<h3>').replace('</h2>', '</h3>')}</section>\n")
+                    f"{html.replace('<h2>', '<h3>').replace('</h2>', '</h3>')}{picture}"
+                    "</section>\n")
         sections += found_sections
         groups.update(found)
     histories = history_groups(trace)
@@ -165,9 +181,7 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         "history folded into one pattern.</p>" + html, groups=len(histories)))
     sections.append({"id": "history", "title": "Module histories", "groups": list(found)})
     groups.update(found)
-    changes = [c for record in trace.records for c in record.changes]
-    body.append(section_html("picture", "Picture of the plan (input -> result)",
-                             picture_html(trace.input, trace.final, changes)))
+    body.append(section_html("picture", "Picture of the plan (input -> result)", whole))
     data = {"format": DATA_FORMAT, "report": "run", "title": f"run on {source}",
             "summary": summary, "source": source, "pipeline": pipeline, "passes": passes,
             "sections": sections, "groups": groups, **records_data(trace.records)}
