@@ -105,6 +105,10 @@ def test_deepseek_v3_against_its_normal_form_is_small_and_the_same_every_time() 
     biggest = max(data["groups"].values(), key=lambda g: g["count"])
     assert biggest["count"] == 14_906 == len(biggest["members"])
     assert "and 42 more rows (10,794 modules)" in page  # 16 of 58 rows shown, then "N more"
+    # a brace pattern is shown as the folded text shows it: its braces are the pattern's
+    assert ('<code class="pattern">model.layers.{3..60}.mlp.{experts.{0..255},shared_experts}'
+            "</code>") in page
+    assert "<li><code>model.layers.3.mlp.{experts.{0..255},shared_experts}</code>" in page
     assert "<svg" in page and "changed: 15,026 modules" in page
     assert data["unchanged"]["count"] == 63 and "63 unchanged modules in 3 groups" in page
 
@@ -199,7 +203,8 @@ def test_notebook_views_are_small_and_change_nothing_else() -> None:
         fixture_path("deepseek_v3.hf4"))
     assert "_repr_mimebundle_" not in Plan.__slots__
     assert record._repr_mimebundle_()["text/plain"] == format_folded(record).rstrip("\n")
-    assert "model.layers.{3..60}.mlp" in plan._repr_mimebundle_()["text/html"]
+    assert "<code>model.layers.{{0..2}.mlp,{3..60}.mlp.{experts.{0..255},shared_experts}}" \
+        "</code>" in plan._repr_mimebundle_()["text/html"]
     with pytest.raises(TypeError, match="no notebook view of int"):
         mimebundle(3)
 

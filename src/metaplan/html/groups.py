@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.html.markup import IdMaker, name_text, text
+from metaplan.html.markup import IdMaker, pattern_text, text
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.versions.folding import FQN_FIELDS, Group, group_to_json
 from metaplan.views.text import group_lines, plural, values_text
@@ -81,7 +81,7 @@ def summary_html(group: Group, *, lines_shown: int = 2) -> str:
     change = "; ".join(said[:lines_shown])
     if len(said) > lines_shown:
         change += f"; and {plural(len(said) - lines_shown, 'more change')}"
-    return (f'<code class="pattern">{name_text(group.pattern)}</code>'
+    return (f'<code class="pattern">{pattern_text(group.pattern)}</code>'
             f'<span class="count">{plural(group.size, _noun(group))}</span>'
             f'<span class="change">{text(change)}</span>')
 
@@ -103,7 +103,7 @@ def members_html(names: Sequence[str], noun: str, rows: int = MEMBER_ROWS) -> st
     if len(names) <= 1:
         return ""
     found = member_rows(names)
-    items = "".join(f"<li><code>{name_text(pattern)}</code>"
+    items = "".join(f"<li><code>{pattern_text(pattern)}</code>"
                     + (f" <span class=\"count\">{count:,}</span>" if count > 1 else "") + "</li>"
                     for pattern, count in found[:rows])
     out = (f"<p>{text(plural(len(names), noun))}, by prefix:</p>"

@@ -16,7 +16,7 @@ from metaplan.core.plan import Plan
 from metaplan.html.checks import fold_conflicts
 from metaplan.html.groups import summary_html
 from metaplan.html.layout import html_fragment
-from metaplan.html.markup import name_text, text
+from metaplan.html.markup import name_text, pattern_text, text
 from metaplan.html.runs import verify_status
 from metaplan.html.unchanged import Alike, alike_modules, planned_as
 from metaplan.pipelines.trace import Trace
@@ -55,7 +55,7 @@ def _plan(plan: Plan) -> tuple[str, str, Any]:
         return planned_as(Alike(group[0], (), group[1], group[4]))
     lines = [head] + [f"  {printable(g[0])}  ({plural(g[2], 'module')})  {said(g)}"
                       for g in groups]
-    rows = "".join(f"<tr><td><code>{name_text(g[0])}</code></td><td>{g[2]:,}</td>"
+    rows = "".join(f"<tr><td><code>{pattern_text(g[0])}</code></td><td>{g[2]:,}</td>"
                    f"<td>{text(said(g))}</td></tr>" for g in groups[:_GROUPS_SHOWN])
     more = (f"<p>and {plural(len(groups) - _GROUPS_SHOWN, 'more group')}</p>"
             if len(groups) > _GROUPS_SHOWN else "")

@@ -19,7 +19,7 @@ from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget
 from metaplan.html.history import History, history_groups
 from metaplan.html.layout import html_page
-from metaplan.html.markup import IdMaker, element, name_text, text
+from metaplan.html.markup import IdMaker, element, name_text, pattern_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
 from metaplan.html.svg import NO_PICTURE, picture_html
 from metaplan.pipelines.trace import Trace
@@ -107,7 +107,7 @@ def history_html(histories: Sequence[History], ids: IdMaker, budget: Budget
         attrs = f'data-pass="{text(json.dumps(sorted(set(passes))))}"'
         parts.append(
             f'<details class="grp history" id="{text(gid)}" data-gid="{text(gid)}" {attrs}>'
-            f'<summary><code class="pattern">{name_text(history.pattern)}</code>'
+            f'<summary><code class="pattern">{pattern_text(history.pattern)}</code>'
             f'<span class="count">{plural(len(history.names), "module")}</span>'
             f'<span class="change">{text(plural(len(history.steps), "change"))} by '
             f'{text(said)}</span></summary><div class="body"><ol class="steps">{steps}</ol>'

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.plan import Plan
 from metaplan.html.groups import Budget, members_html
-from metaplan.html.markup import IdMaker, name_text, text
+from metaplan.html.markup import IdMaker, pattern_text, text
 from metaplan.views.text import plural
 
 __all__ = ["Alike", "alike_modules", "planned_as", "unchanged_html"]
@@ -63,7 +63,7 @@ def planned_as(group: Alike) -> str:
 def _group_html(group: Alike, gid: str) -> str:
     said = "unchanged" + (f"; {planned_as(group)}" if planned_as(group) else "")
     return (f'<details class="grp unchanged" id="{text(gid)}" data-gid="{text(gid)}">'
-            f'<summary><code class="pattern">{name_text(group.pattern)}</code>'
+            f'<summary><code class="pattern">{pattern_text(group.pattern)}</code>'
             f'<span class="count">{plural(len(group.names), "module")}</span>'
             f'<span class="change">{text(said)}</span></summary><div class="body">'
             f"{members_html(group.names, 'module')}"
