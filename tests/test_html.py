@@ -19,6 +19,7 @@ from metaplan.html.groups import member_rows
 from metaplan.html.notebook import mimebundle
 from metaplan.html.runs import run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
+from metaplan.pipelines.trace import Trace
 from metaplan.records.codec import records_from_json
 from metaplan.versions.diffing import diff
 from metaplan.versions.folding import fold_changes
@@ -104,7 +105,12 @@ def test_deepseek_v3_against_its_normal_form_is_small_and_the_same_every_time() 
     biggest = max(data["groups"].values(), key=lambda g: g["count"])
     assert biggest["count"] == 14_906 == len(biggest["members"])
     assert "and 42 more rows (10,794 modules)" in page  # 16 of 58 rows shown, then "N more"
+    # a brace pattern is shown as the folded text shows it: its braces are the pattern's
+    assert ('<code class="pattern">model.layers.{3..60}.mlp.{experts.{0..255},shared_experts}'
+            "</code>") in page
+    assert "<li><code>model.layers.3.mlp.{experts.{0..255},shared_experts}</code>" in page
     assert "<svg" in page and "changed: 15,026 modules" in page
+    assert data["unchanged"]["count"] == 63 and "63 unchanged modules in 3 groups" in page
 
 
 def test_no_numbered_structure_no_picture() -> None:
@@ -197,6 +203,39 @@ def test_notebook_views_are_small_and_change_nothing_else() -> None:
         fixture_path("deepseek_v3.hf4"))
     assert "_repr_mimebundle_" not in Plan.__slots__
     assert record._repr_mimebundle_()["text/plain"] == format_folded(record).rstrip("\n")
-    assert "model.layers.{3..60}.mlp" in plan._repr_mimebundle_()["text/html"]
+    assert "<code>model.layers.{{0..2}.mlp,{3..60}.mlp.{experts.{0..255},shared_experts}}" \
+        "</code>" in plan._repr_mimebundle_()["text/html"]
     with pytest.raises(TypeError, match="no notebook view of int"):
         mimebundle(3)
+
+
+def test_the_unchanged_modules_are_folded_behind_a_closed_details(loaded: dict[str, Plan]
+                                                                  ) -> None:
+    a = loaded["deepseek_v3.hf5"]
+    b = metaplan.normalize(a).plan
+    record = diff(a, b)
+    page = diff_report(record, before=a, after=b)
+    same = read_report_data(page)["unchanged"]
+    assert same["count"] == 63
+    assert sorted((g["modules"], g["count"], g["class"]) for g in same["groups"].values()) == [
+        ("lm_head", 1, "Linear"), ("model.embed_tokens", 1, "Embedding"),
+        ("model.layers.{0..60}.self_attn", 61, "DeepseekV3Attention")]
+    assert "model.layers.3.self_attn" in next(
+        g["members"] for g in same["groups"].values() if g["count"] == 61)
+    outside = _text_outside_data(page)
+    assert '<details id="unchanged-list"><summary>63 unchanged modules in 3 groups' in outside
+    assert 'id="show-unchanged"' in outside
+    changed = {m for g in read_report_data(page)["groups"].values() for m in g.get("members", ())}
+    assert not changed & {m for g in same["groups"].values() for m in g["members"]}
+    alone = diff_report(record)  # without the plans: no section, no box
+    assert 'id="unchanged"' not in alone and 'id="show-unchanged"' not in alone
+    assert "unchanged" not in read_report_data(alone)
+
+
+def test_a_history_of_changes_without_a_why() -> None:
+    a, b = _plans(["enc", "dec"])
+    trace = Trace.start(a).then("flip", b, diff(a, b))  # a diff's changes say no why
+    data = read_report_data(run_report(trace, check=None))
+    (history,) = [g for g in data["groups"].values() if "history" in g]
+    assert history["history"] == "{dec,enc}" and history["count"] == 2
+    assert {step["why"] for step in history["steps"]} == {""}

@@ -32,6 +32,7 @@ from test_html import merge_sides
 URL = "http://metaplan.test/report.html"
 STRICT = "sandbox; default-src 'none'; img-src 'self'; style-src 'self'"
 SHARED = "model.layers.3.mlp.shared_experts"
+SAME = "model.layers.3.self_attn"  # no change touches it (the diff's "unchanged" modules)
 
 
 def _missing(what: str) -> None:
@@ -194,3 +195,66 @@ def test_the_report_opens_from_a_file(browser: Any, reports: dict[str, str],
         assert page.is_visible("#q")
     finally:
         page.close()
+
+
+def test_show_unchanged_shows_and_hides_the_unchanged_modules(browser: Any,
+                                                              reports: dict[str, str]) -> None:
+    opened = Opened(browser, reports["diff"])
+    try:
+        page = opened.page
+        assert page.is_visible("#show-unchanged") and not page.is_visible("#unchanged")
+        opened.search(SAME)  # hidden: not found, but the status says where it is
+        status = page.inner_text("#status")
+        assert f"no match for {SAME}" in status and "1 in the unchanged modules" in status
+        assert page.locator("details.grp.hit").count() == 0
+        page.check("#show-unchanged")  # the search runs again, over the unchanged too
+        assert page.is_visible("#unchanged")
+        hit = page.locator("#unchanged details.grp.unchanged.hit")
+        assert hit.count() == 1 and hit.get_attribute("open") is not None
+        assert SAME in hit.locator(".found").inner_text() and hit.is_visible()
+        assert "1 match in 1 group" in page.inner_text("#status")
+        page.uncheck("#show-unchanged")
+        assert not page.is_visible("#unchanged")
+        assert page.locator("details.grp.hit").count() == 0
+        page.fill("#q", "")
+        page.press("#q", "Enter")
+        total = len(read_report_data(reports["diff"])["groups"])
+        assert page.inner_text("#status") == f"{total} of {total} groups shown"
+        assert opened.errors == [] and opened.strays == []
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize("mode", ["no script", "strict policy"])
+def test_the_unchanged_modules_read_without_script(browser: Any, reports: dict[str, str],
+                                                   mode: str) -> None:
+    opened = Opened(browser, reports["diff"], script=False,
+                    policy=STRICT if mode == "strict policy" else None)
+    try:
+        page = opened.page
+        assert page.is_visible("#unchanged") and not page.is_visible("#show-unchanged")
+        assert "63 unchanged modules in 3 groups" in page.inner_text("#unchanged")
+        assert page.locator("#unchanged-list").get_attribute("open") is None
+        page.click("#unchanged-list > summary")  # opens without script, as any <details>
+        assert "model.layers.{0..60}.self_attn" in page.inner_text("#unchanged")
+        assert opened.strays == []
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize("mode", ["script", "strict policy"])
+def test_each_pass_has_its_picture_in_the_run_report(browser: Any, reports: dict[str, str],
+                                                      mode: str) -> None:
+    opened = Opened(browser, reports["run"], script=mode == "script",
+                    policy=STRICT if mode == "strict policy" else None)
+    try:
+        page = opened.page
+        for number in (1, 3):  # pass 2 changed nothing
+            assert page.is_visible(f"#pass-{number}-picture svg")
+            assert "changed:" in page.inner_text(f"#pass-{number}-picture .legend")
+        assert page.locator("details.pass-picture").count() == 2
+        assert opened.strays == []
+        if mode == "script":  # under the policy, the blocked style and script are reported
+            assert opened.errors == []
+    finally:
+        opened.close()

@@ -10,6 +10,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
@@ -34,18 +35,29 @@ def reports() -> dict[str, tuple[str, str | None]]:
     b = metaplan.load(data / "deepseek_v3.hf4.expected.json.gz")
     small = metaplan.load(data / "deepseek_v3.hf5.json.gz")
     base, ours, theirs = merge_sides()
+    run = run_report(build_pipeline(NORMALIZE).run(small), source="deepseek_v3.hf5.json.gz",
+                     pipeline="normalize")
     return {
         "diff": (diff_report(diff(a, b), labels=("deepseek_v3.hf4.json.gz",
                                                  "deepseek_v3.hf4.expected.json.gz"),
                              before=a, after=b), SHARED),
-        "run": (run_report(build_pipeline(NORMALIZE).run(small),
-                           source="deepseek_v3.hf5.json.gz", pipeline="normalize",
-                           seconds=False), SHARED),
+        "run": (run, SHARED),
+        "pass-picture": (run_report(build_pipeline(NORMALIZE).run(a),
+                                    source="deepseek_v3.hf4.json.gz", pipeline="normalize"),
+                         None),
         "verify": (verify_report(verification(theirs), source="theirs.json"), None),
         "merge": (merge_report(merge(base, ours, theirs),
                                labels=("base.json", "ours.json", "theirs.json")), None),
         "picture": (diff_report(diff(a, b), before=a, after=b), None),
+        "unchanged": (diff_report(diff(a, b), labels=("deepseek_v3.hf4.json.gz",
+                                                      "deepseek_v3.hf4.expected.json.gz"),
+                                  before=a, after=b), "model.layers.3.self_attn"),
     }
+
+
+def _scroll_to(page: Any, selector: str) -> None:
+    page.evaluate(f"window.scrollTo(0, document.querySelector({selector!r})"
+                  ".getBoundingClientRect().top + window.scrollY - 150)")
 
 
 def main() -> None:
@@ -57,12 +69,15 @@ def main() -> None:
             path = Path(folder) / f"{name}.html"
             path.write_text(html, encoding="utf-8")
             page.goto(path.as_uri())
+            if name == "unchanged":
+                page.check("#show-unchanged")
             if query:
                 page.fill("#q", query)
                 page.press("#q", "Enter")
             if name == "picture":
-                page.evaluate("window.scrollTo(0, document.getElementById('picture')"
-                              ".offsetTop - 150)")
+                _scroll_to(page, "#picture")
+            if name == "pass-picture":
+                _scroll_to(page, "#pass-3-picture")
             if name in ("verify", "merge"):
                 page.locator("details.grp").first.evaluate("d => d.open = true")
             out = ROOT / "docs" / f"html-{name}.png"

@@ -243,6 +243,9 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--report", metavar="HTML",
                      help="also write the run as one HTML page here: passes, their changes "
                           "and why, module histories (docs/html.md)")
+    sub.add_argument("--report-times", action="store_true",
+                     help="put each pass's time (ms) in the --report page; without it two "
+                          "runs write the same bytes")
     sub.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     sub = commands.add_parser("trace", help="write every state and record of a run to a folder")

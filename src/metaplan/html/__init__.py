@@ -1,7 +1,8 @@
 """One renderer for every HTML view: self-contained report pages and notebook fragments.
 
 See ``docs/html.md``. Each report is a function of its result and gives the
-same bytes for the same input (the run report's times aside).
+same bytes for the same input (the run report's times are left out unless
+asked for).
 """
 
 from metaplan.html.checks import merge_report, verify_report

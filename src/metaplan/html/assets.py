@@ -4,7 +4,8 @@
 The page reads without either: the content is HTML (``<details>`` per group,
 tables), the controls are ``hidden`` until the script shows them. The script
 only adds search (an FQN, a glob or a brace pattern), filters (op, field,
-key, pass), keyboard navigation (``/`` search, ``j``/``k`` next/previous
+key, pass), "show unchanged" (the diff report's unchanged modules, hidden
+until asked for), keyboard navigation (``/`` search, ``j``/``k`` next/previous
 group, ``o`` open or close, ``Esc`` clear) and permalinks (``#fqn=NAME``).
 """
 
@@ -57,6 +58,8 @@ border:1px solid var(--line);border-radius:6px;padding:.25rem .4rem}
 #status{color:var(--muted);flex-basis:100%}
 .picture{overflow-x:auto}.picture svg{max-width:100%;height:auto}
 .picture svg text{fill:var(--fg);font:10px system-ui,sans-serif}
+#unchanged-list>summary{cursor:pointer;color:var(--muted);margin:.3rem 0}
+details.unchanged>summary{background:none}
 .steps{margin:.2rem 0 .2rem 1.2rem;padding:0}
 footer{margin-top:2rem;color:var(--muted);font-size:.85rem;border-top:1px solid var(--line)}
 kbd{border:1px solid var(--line);border-radius:3px;padding:0 .25rem;font-size:.85em}
@@ -71,7 +74,13 @@ var D=JSON.parse(document.getElementById("metaplan-data").textContent);
 var groups=Array.prototype.slice.call(document.querySelectorAll("details.grp"));
 var input=document.getElementById("q"),status=document.getElementById("status");
 var controls=document.getElementById("controls");
+var box=document.getElementById("show-unchanged"),unchanged=document.getElementById("unchanged");
 controls.hidden=false;
+function info(g){var id=g.dataset.gid;return D.groups[id]||(D.unchanged&&D.unchanged.groups[id]);}
+function isSame(g){return g.classList.contains("unchanged");}
+function showSame(){return !!(box&&box.checked);}
+function reveal(g){for(var p=g.parentElement;p;p=p.parentElement){if(p.tagName==="DETAILS")p.open=true;}}
+if(unchanged)unchanged.hidden=!showSame();
 function esc(c){return c.replace(/[.*+?^${}()|[\]\\\/-]/g,"\\$&");}
 function compile(q){
   var i=0,ranges=[];
@@ -115,7 +124,7 @@ function compile(q){
 function matcher(q){
   if(/[*?{]/.test(q))return compile(q);
   var exact=false;
-  groups.forEach(function(g){var d=D.groups[g.dataset.gid];
+  groups.forEach(function(g){var d=info(g);
     if(d&&d.members&&d.members.indexOf(q)>=0)exact=true;});
   if(exact)return function(n){return n===q;};
   return function(n){return n.indexOf(q)>=0;};
@@ -138,22 +147,29 @@ function clearFound(){
   groups.forEach(function(g){g.classList.remove("hit");});
 }
 function label(name){return name&&!/[\x00-\x1f\x7f-\x9f]/.test(name)?name:JSON.stringify(name);}
+function matches(g,q,test){
+  var d=info(g)||{},found=[];
+  var pattern=d.modules||d.paths||d.items||"";
+  if(d.members){for(var k=0;k<d.members.length;k++){if(test(d.members[k]))found.push(d.members[k]);}}
+  if(!found.length&&(pattern===q||test(pattern)))found.push(pattern);
+  return found;
+}
 function run(q,jump){
   clearFound();
-  var f=filters(),test=q?matcher(q):null,shown=0,hitGroups=0,hits=0,first=null;
+  var f=filters(),test=q?matcher(q):null,shown=0,total=0,hitGroups=0,hits=0,first=null;
+  var same=showSame(),aside=0;
   groups.forEach(function(g){
     var ok=passes(g,f),found=[];
-    if(ok&&test){
-      var d=D.groups[g.dataset.gid]||{};
-      var pattern=d.modules||d.paths||d.items||"";
-      if(d.members){for(var k=0;k<d.members.length;k++){if(test(d.members[k]))found.push(d.members[k]);}}
-      if(!found.length&&(pattern===q||test(pattern)))found.push(pattern);
-      ok=found.length>0;
+    if(isSame(g)&&!same){
+      if(ok&&test)aside+=matches(g,q,test).length;
+      g.hidden=true;return;
     }
+    total++;
+    if(ok&&test){found=matches(g,q,test);ok=found.length>0;}
     g.hidden=!ok;
     if(ok)shown++;
     if(ok&&test){
-      hitGroups++;hits+=found.length;g.open=true;g.classList.add("hit");
+      hitGroups++;hits+=found.length;g.open=true;g.classList.add("hit");reveal(g);
       var ul=document.createElement("ul");ul.className="found";
       found.slice(0,50).forEach(function(n){var li=document.createElement("li");
         var c=document.createElement("code");c.textContent=label(n);li.appendChild(c);ul.appendChild(li);});
@@ -166,9 +182,10 @@ function run(q,jump){
   Array.prototype.forEach.call(document.querySelectorAll("section[data-groups]"),function(s){
     var any=s.querySelector("details.grp:not([hidden])");s.classList.toggle("empty",!any);});
   if(test){
-    status.textContent=hits?(hits.toLocaleString("en-US")+" match"+(hits===1?"":"es")+" in "+hitGroups+" group"+(hitGroups===1?"":"s")):"no match for "+q;
+    status.textContent=(hits?(hits.toLocaleString("en-US")+" match"+(hits===1?"":"es")+" in "+hitGroups+" group"+(hitGroups===1?"":"s")):"no match for "+q)
+      +(aside?"; "+aside.toLocaleString("en-US")+" in the unchanged modules (tick show unchanged)":"");
     if(first&&jump){first.scrollIntoView({block:"start"});first.querySelector("summary").focus({preventScroll:true});}
-  }else{status.textContent=shown+" of "+groups.length+" groups shown";}
+  }else{status.textContent=shown+" of "+total+" groups shown";}
 }
 function search(jump){
   var q=input.value.trim();
@@ -176,6 +193,11 @@ function search(jump){
   else if(location.hash.indexOf("#fqn=")===0)history.replaceState(null,"",location.pathname+location.search);
   run(q,jump);
 }
+if(box)box.addEventListener("change",function(){
+  unchanged.hidden=!box.checked;
+  if(box.checked)document.getElementById("unchanged-list").open=true;
+  search(false);
+});
 controls.addEventListener("submit",function(e){e.preventDefault();search(true);});
 input.addEventListener("input",function(){if(!input.value)search(false);});
 Array.prototype.forEach.call(controls.querySelectorAll("select"),function(s){
@@ -190,7 +212,7 @@ document.getElementById("expand").addEventListener("click",function(){
   groups.forEach(function(g){if(!g.hidden)g.open=open;});
 });
 groups.forEach(function(g){
-  var d=D.groups[g.dataset.gid];
+  var d=info(g);
   var more=g.querySelector(".more[data-rest]");
   if(!d||!d.members||!more)return;
   var b=document.createElement("button");b.type="button";b.textContent="list every one";
@@ -213,7 +235,7 @@ document.addEventListener("keydown",function(e){
   else if(e.key==="j"||e.key==="k"){
     if(!v.length)return;
     var n=e.key==="j"?Math.min(v.length-1,at+1):Math.max(0,at<0?0:at-1);
-    v[n].querySelector("summary").focus();v[n].scrollIntoView({block:"nearest"});}
+    reveal(v[n]);v[n].querySelector("summary").focus();v[n].scrollIntoView({block:"nearest"});}
   else if(e.key==="o"&&at>=0){v[at].open=!v[at].open;}
 });
 window.addEventListener("beforeprint",function(){groups.forEach(function(g){g.dataset.was=g.open?"1":"";g.open=true;});});

@@ -18,7 +18,10 @@ non-ASCII character as a ``\\u`` escape. Its keys:
   them, when they fit the budget; else ``null`` and ``records_omitted``
   saying why;
 - per report: ``passes`` (run), ``conflicts`` (merge), ``violations`` and
-  ``notes`` (verify).
+  ``notes`` (verify), ``unchanged`` (diff, given both plans: ``{"count",
+  "groups": {GROUP-ID: {"modules", "count", "class", "is_boundary",
+  "members"}}}``, the modules no change touches, folded by class and
+  ``is_boundary``; ``members_omitted`` past the budget).
 
 :func:`read_report_data` reads it back from a report's text.
 

@@ -15,13 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.html.markup import IdMaker, name_text, text
+from metaplan.html.markup import IdMaker, pattern_text, text
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.versions.folding import FQN_FIELDS, Group, group_to_json
 from metaplan.views.text import group_lines, plural, values_text
 
 __all__ = ["MEMBER_ROWS", "Budget", "changes_by_module", "group_html", "member_rows",
-           "render_groups", "summary_html"]
+           "members_html", "render_groups", "summary_html"]
 
 MEMBER_ROWS = 16
 """Member rows (one brace pattern per prefix) a group shows before "N more"."""
@@ -81,7 +81,7 @@ def summary_html(group: Group, *, lines_shown: int = 2) -> str:
     change = "; ".join(said[:lines_shown])
     if len(said) > lines_shown:
         change += f"; and {plural(len(said) - lines_shown, 'more change')}"
-    return (f'<code class="pattern">{name_text(group.pattern)}</code>'
+    return (f'<code class="pattern">{pattern_text(group.pattern)}</code>'
             f'<span class="count">{plural(group.size, _noun(group))}</span>'
             f'<span class="change">{text(change)}</span>')
 
@@ -97,15 +97,16 @@ def _lines_table(group: Group) -> str:
     return f'<table class="lines">{"".join(rows)}</table>'
 
 
-def _members_html(group: Group, rows: int) -> str:
-    if group.size <= 1 or not group.names:
+def members_html(names: Sequence[str], noun: str, rows: int = MEMBER_ROWS) -> str:
+    """The names as :func:`member_rows`, ``rows`` of them, then "and N more rows" (nothing
+    for one name or none)."""
+    if len(names) <= 1:
         return ""
-    found = member_rows(group.names)
-    items = "".join(f"<li><code>{name_text(pattern)}</code>"
+    found = member_rows(names)
+    items = "".join(f"<li><code>{pattern_text(pattern)}</code>"
                     + (f" <span class=\"count\">{count:,}</span>" if count > 1 else "") + "</li>"
                     for pattern, count in found[:rows])
-    noun = _noun(group)
-    out = (f"<p>{text(plural(group.size, noun))}, by prefix:</p>"
+    out = (f"<p>{text(plural(len(names), noun))}, by prefix:</p>"
            f'<ul class="members">{items}</ul>')
     if len(found) > rows:
         rest = sum(count for _, count in found[rows:])
@@ -135,7 +136,7 @@ def group_html(group: Group, gid: str, *, why: str = "", pass_name: str | None =
     body = _lines_table(group)
     if why:
         body += f'<p class="why">why: {text(why)}</p>'
-    body += extra + _members_html(group, rows)
+    body += extra + (members_html(group.names, _noun(group), rows) if group.size > 1 else "")
     body += f'<p class="sub"><a href="#{text(gid)}">link to this group</a></p>'
     return (f'<details class="grp" id="{text(gid)}" data-gid="{text(gid)}" {attrs}>'
             f"<summary>{summary_html(group)}</summary><div class=\"body\">{body}</div></details>\n")

@@ -48,6 +48,10 @@ def _label(change: Change) -> str:
     return "class" if change.path[0] == "boundary_classes" else key_path(change.path[2:]) or "entry"
 
 
+def _reasons(whys: set[str]) -> str:
+    return fold(sorted(whys)) if whys else ""  # changes may carry no why (a diff's do not)
+
+
 def history_groups(trace: Trace) -> list[History]:
     """Every module a pass of ``trace`` changed, grouped by its history, in natural order."""
     seen: dict[str, list[tuple[str, Change, int]]] = {}
@@ -69,7 +73,7 @@ def history_groups(trace: Trace) -> list[History]:
         first = seen[ordered[0]]
         told = tuple(
             Step(name, change_line(change, _label(change)),
-                 fold(sorted({seen[fqn][i][1].why for fqn in ordered} - {""})))
+                 _reasons({seen[fqn][i][1].why for fqn in ordered} - {""}))
             for i, (name, change, _) in enumerate(first))
         found.append(History(fold(ordered), ordered, told))
     found.sort(key=lambda history: natural_key(history.names[0]))

@@ -28,11 +28,15 @@ padding:.1rem .5rem;text-align:left;vertical-align:top}
 """
 
 
-def controls(filters: Sequence[str]) -> str:
-    """The search box and filters; ``hidden`` until the script shows them."""
+def controls(filters: Sequence[str], *, show_unchanged: bool = False) -> str:
+    """The search box and filters (and the "show unchanged" box); ``hidden`` until the script
+    shows them."""
     selects = "".join(
         f'<label>{text(name)} <select name="{text(name)}"><option value="">any</option>'
         "</select></label>" for name in filters)
+    if show_unchanged:
+        selects += ('<label><input type="checkbox" id="show-unchanged"> show unchanged'
+                    "</label>")
     return (
         '<form id="controls" role="search" hidden>'
         '<input id="q" type="search" placeholder="Search: an FQN, a glob (model.layers.*.mlp)'
@@ -44,9 +48,10 @@ def controls(filters: Sequence[str]) -> str:
 
 
 def html_page(title: str, body: str, data: dict[str, Any], *,
-              filters: Sequence[str] = ("op", "field", "key")) -> str:
+              filters: Sequence[str] = ("op", "field", "key"),
+              show_unchanged: bool = False) -> str:
     """A whole report: ``body`` (markup) under a heading, with the style, ``data`` and the
-    script inline."""
+    script inline; ``show_unchanged``: a box that shows the ``#unchanged`` section."""
     about = (f"Made by metaplan {text(__version__)}. This file is self-contained and fetches "
              "nothing; it reads without script or style. Its data (the groups, and the records "
              f'when they fit) is the JSON in the element <code>script#{DATA_ID}</code>, format '
@@ -58,7 +63,7 @@ def html_page(title: str, body: str, data: dict[str, Any], *,
             f'<meta name="generator" content="metaplan {text(__version__)}">\n'
             f"<title>{text(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
             f"<header>{element('h1', title)}</header>\n"
-            f"{controls(filters)}\n<main>\n{body}</main>\n"
+            f"{controls(filters, show_unchanged=show_unchanged)}\n<main>\n{body}</main>\n"
             f"<footer><p>{about}</p></footer>\n"
             f"{data_script(data)}\n<script>{SCRIPT}</script>\n</body>\n</html>\n")
 

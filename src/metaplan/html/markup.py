@@ -3,7 +3,8 @@
 Module names can hold anything (``<``, ``&``, quotes, non-ASCII, control
 characters), so text is escaped for element content and attributes alike,
 and a name a terminal would act on is shown as a JSON string
-(:func:`metaplan.views.text.printable`). Ids come from content, so a report
+(:func:`metaplan.views.text.printable`); a folded group's brace pattern
+keeps its braces (:func:`pattern_text`). Ids come from content, so a report
 rendered twice is the same bytes.
 
 >>> text('a<b & "c"')
@@ -21,7 +22,7 @@ import html
 
 from metaplan.views.text import printable
 
-__all__ = ["IdMaker", "content_id", "element", "name_text", "text"]
+__all__ = ["IdMaker", "content_id", "element", "name_text", "pattern_text", "text"]
 
 
 def text(value: str) -> str:
@@ -35,6 +36,16 @@ def name_text(name: str) -> str:
     """A module name escaped for HTML, shown as a JSON string when it is empty or holds a
     character a terminal would act on (as the text reports show it)."""
     return text(printable(name))
+
+
+def pattern_text(pattern: str) -> str:
+    """A brace pattern escaped for HTML, its braces and commas the pattern's (as the folded
+    text shows a heading): quoted only when it could be read as something else.
+
+    >>> pattern_text("model.layers.{3..5}.mlp"), pattern_text("m.<b> x")
+    ('model.layers.{3..5}.mlp', '&quot;m.&lt;b&gt; x&quot;')
+    """
+    return text(printable(pattern, pattern=True))
 
 
 def element(tag: str, inner: str = "", *, cls: str = "", escape: bool = True,

@@ -8,17 +8,17 @@ pattern, count and change. A 15k-module plan's view is a few kilobytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from metaplan.algorithms.braces import fold, natural_key
 from metaplan.checks.invariants import Verification
 from metaplan.core.plan import Plan
 from metaplan.html.checks import fold_conflicts
 from metaplan.html.groups import summary_html
 from metaplan.html.layout import html_fragment
-from metaplan.html.markup import name_text, text
+from metaplan.html.markup import name_text, pattern_text, text
 from metaplan.html.runs import verify_status
+from metaplan.html.unchanged import Alike, alike_modules, planned_as
 from metaplan.pipelines.trace import Trace
 from metaplan.records.change import ChangeRecord
 from metaplan.versions.folding import Group, fold_changes, fold_findings, group_to_json
@@ -42,20 +42,8 @@ _GROUPS_SHOWN = 50
 
 def plan_groups(plan: Plan) -> list[PlanGroup]:
     """The plan's modules folded by class and ``is_boundary``, in natural order."""
-    entries = plan.index("param_plan") if "param_plan" in plan else {}
-    classes = plan.index("boundary_classes") if "boundary_classes" in plan else {}
-    alike: dict[tuple[str, bool | None], list[str]] = {}
-    for fqn in {*entries, *classes}:
-        entry = entries.get(fqn)
-        flag = entry.get("is_boundary") if isinstance(entry, Mapping) else None
-        alike.setdefault((str(classes.get(fqn, "")), flag if isinstance(flag, bool) else None),
-                         []).append(fqn)
-    found = []
-    for (cls, flag), names in alike.items():
-        names.sort(key=natural_key)
-        found.append((fold(names), cls, len(names), names[0], flag))
-    found.sort(key=lambda item: natural_key(item[3]))
-    return found
+    return [(g.pattern, g.cls, len(g.names), g.names[0], g.is_boundary)
+            for g in alike_modules(plan)]
 
 
 def _plan(plan: Plan) -> tuple[str, str, Any]:
@@ -64,11 +52,10 @@ def _plan(plan: Plan) -> tuple[str, str, Any]:
             f"{plural(len(groups), 'group')}")
 
     def said(group: PlanGroup) -> str:
-        flag = {True: "boundary", False: "not a boundary", None: ""}[group[4]]
-        return ", ".join(part for part in (f"class {group[1]}" if group[1] else "", flag) if part)
+        return planned_as(Alike(group[0], (), group[1], group[4]))
     lines = [head] + [f"  {printable(g[0])}  ({plural(g[2], 'module')})  {said(g)}"
                       for g in groups]
-    rows = "".join(f"<tr><td><code>{name_text(g[0])}</code></td><td>{g[2]:,}</td>"
+    rows = "".join(f"<tr><td><code>{pattern_text(g[0])}</code></td><td>{g[2]:,}</td>"
                    f"<td>{text(said(g))}</td></tr>" for g in groups[:_GROUPS_SHOWN])
     more = (f"<p>and {plural(len(groups) - _GROUPS_SHOWN, 'more group')}</p>"
             if len(groups) > _GROUPS_SHOWN else "")

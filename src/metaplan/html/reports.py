@@ -17,7 +17,8 @@ from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget, render_groups
 from metaplan.html.layout import html_page
 from metaplan.html.markup import IdMaker, element, name_text, text
-from metaplan.html.svg import picture_html
+from metaplan.html.svg import module_states, picture_html
+from metaplan.html.unchanged import unchanged_html
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records
 from metaplan.versions.folding import Group, fold_changes
@@ -74,9 +75,10 @@ def diff_report(record: ChangeRecord, *, labels: Sequence[str] = ("A", "B"),
                 hashes: Sequence[str] | None = None, before: Plan | None = None,
                 after: Plan | None = None, note: str = "", why: bool = False,
                 provenance: Sequence[Change] = ()) -> str:
-    """``metaplan diff --format html``: the record folded as the text diff folds it, with a
-    picture of the plan when ``before`` and ``after`` are given, and the changes to the plans'
-    provenance (left out of the record) in its header."""
+    """``metaplan diff --format html``: the record folded as the text diff folds it, the changes
+    to the plans' provenance (left out of the record) in its header. With ``before`` and
+    ``after``: the modules no change touches (folded, behind "show unchanged") and a picture
+    of the plan."""
     groups = fold_changes(record)
     summary = format_folded(record, groups).partition("\n")[0]
     if provenance:
@@ -91,19 +93,25 @@ def diff_report(record: ChangeRecord, *, labels: Sequence[str] = ("A", "B"),
         head += ('<p class="sub">provenance: ' + "<br>".join(
             f"<code>{text(change_line(c, key_path(c.path)))}</code>" for c in provenance)
             + "</p>")
-    picture = ""
-    if before is not None and after is not None:
-        picture = picture_html(before, after, record.changes)
     body, sections, data = sections_html(groups, ids, budget, record if why else None)
     if not groups:
         body = "<p>No change: the plans are the same.</p>"
+    picture, unchanged = "", ""
+    same: dict[str, Any] = {}
+    if before is not None and after is not None:
+        picture = picture_html(before, after, record.changes)
+        states = module_states(before, after, record.changes)
+        unchanged, same = unchanged_html(
+            after, {name for name, state in states.items() if state == "untouched"}, ids, budget)
     page_data: dict[str, Any] = {
         "format": DATA_FORMAT, "report": "diff", "title": f"{labels[0]} -> {labels[1]}",
         "summary": summary, "a": labels[0], "b": labels[1], "sections": sections,
         "groups": data, "provenance": [change.to_json() for change in provenance],
         **records_data([record])}
+    if same:
+        page_data["unchanged"] = same
     if picture:
         picture = section_html("picture", "Picture of the plan", picture)
-    return html_page(f"metaplan diff: {labels[0]} -> {labels[1]}", head + body + picture,
-                     page_data)
+    return html_page(f"metaplan diff: {labels[0]} -> {labels[1]}",
+                     head + body + unchanged + picture, page_data, show_unchanged=bool(same))
 

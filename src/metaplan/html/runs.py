@@ -1,8 +1,10 @@
 """The run report (``metaplan normalize --report``): every pass with its change count, time
-and verify status; each pass's folded changes with their why; every module's history.
+and verify status; each pass's folded changes with their why and a picture of what it
+did; every module's history; a picture of the whole run.
 
-Passes that changed nothing are collapsed into one line. The times are the
-one part that differs between two runs (``seconds=False`` leaves them out).
+Passes that changed nothing are collapsed into one line. Two runs give the
+same bytes: the times, the one part that would differ, are left out unless
+asked for (``seconds=True``, ``metaplan normalize --report-times``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from metaplan.html.data import DATA_FORMAT
 from metaplan.html.groups import Budget
 from metaplan.html.history import History, history_groups
 from metaplan.html.layout import html_page
-from metaplan.html.markup import IdMaker, element, name_text, text
+from metaplan.html.markup import IdMaker, element, name_text, pattern_text, text
 from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
-from metaplan.html.svg import picture_html
+from metaplan.html.svg import NO_PICTURE, picture_html
 from metaplan.pipelines.trace import Trace
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS, fold_changes
@@ -105,7 +107,7 @@ def history_html(histories: Sequence[History], ids: IdMaker, budget: Budget
         attrs = f'data-pass="{text(json.dumps(sorted(set(passes))))}"'
         parts.append(
             f'<details class="grp history" id="{text(gid)}" data-gid="{text(gid)}" {attrs}>'
-            f'<summary><code class="pattern">{name_text(history.pattern)}</code>'
+            f'<summary><code class="pattern">{pattern_text(history.pattern)}</code>'
             f'<span class="count">{plural(len(history.names), "module")}</span>'
             f'<span class="change">{text(plural(len(history.steps), "change"))} by '
             f'{text(said)}</span></summary><div class="body"><ol class="steps">{steps}</ol>'
@@ -122,13 +124,24 @@ def history_html(histories: Sequence[History], ids: IdMaker, budget: Budget
     return "".join(parts), data
 
 
+def _pass_picture(trace: Trace, number: int) -> str:
+    """Pass ``number``'s picture (the state before it -> the state it made), in an open
+    ``<details>``."""
+    record = trace.records[number - 1]
+    picture = picture_html(trace.states[number - 1], trace.states[number], record.changes)
+    said = (f"Picture of what pass {number} ({trace.passes[number - 1]}) did: "
+            f"{plural(_modules(record.changes), 'module')} it touched, coloured")
+    return (f'<details class="pass-picture" id="pass-{number}-picture" open>'
+            f"<summary>{text(said)}</summary>{picture}</details>")
+
+
 def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
-               check: Checker | None = verification, seconds: bool = True) -> str:
+               check: Checker | None = verification, seconds: bool = False) -> str:
     """The run as one HTML page: passes, their folded changes, module histories, a picture.
 
     ``check`` verifies each state (default: :func:`metaplan.checks.invariants.verification`'s
-    default checks; ``None``: no column); ``seconds=False`` leaves the times out, so
-    two runs give the same bytes.
+    default checks; ``None``: no column); ``seconds=True`` adds each pass's time (ms), so
+    two runs no longer give the same bytes.
     """
     ids, budget = IdMaker(), Budget(MEMBER_BUDGET)
     statuses = _statuses(trace, check)
@@ -145,6 +158,8 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         body.append(f"<details><summary>{text(_passes(len(idle)))} changed nothing"
                     "</summary><ul>" + "".join(f"<li>{text(name)}</li>" for name in idle)
                     + "</ul></details>")
+    changes = [c for record in trace.records for c in record.changes]
+    whole = picture_html(trace.input, trace.final, changes)
     sections, groups = [], {}
     for number, (name, record) in enumerate(zip(trace.passes, trace.records, strict=True), 1):
         if not len(record):
@@ -152,8 +167,10 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         html, found_sections, found = sections_html(fold_changes(record), ids, budget, record,
                                                     prefix=f"pass-{number}-", pass_name=name)
         heading = f"{number}. {name}: {plural(len(record), 'change')}"
+        picture = "" if whole == NO_PICTURE else _pass_picture(trace, number)
         body.append(f'<section id="pass-{number}">{element("h2", heading)}'
-                    f"{html.replace('<h2>', '<h3>').replace('</h2>', '</h3>')}</section>\n")
+                    f"{html.replace('<h2>', '<h3>').replace('</h2>', '</h3>')}{picture}"
+                    "</section>\n")
         sections += found_sections
         groups.update(found)
     histories = history_groups(trace)
@@ -164,9 +181,7 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
         "history folded into one pattern.</p>" + html, groups=len(histories)))
     sections.append({"id": "history", "title": "Module histories", "groups": list(found)})
     groups.update(found)
-    changes = [c for record in trace.records for c in record.changes]
-    body.append(section_html("picture", "Picture of the plan (input -> result)",
-                             picture_html(trace.input, trace.final, changes)))
+    body.append(section_html("picture", "Picture of the plan (input -> result)", whole))
     data = {"format": DATA_FORMAT, "report": "run", "title": f"run on {source}",
             "summary": summary, "source": source, "pipeline": pipeline, "passes": passes,
             "sections": sections, "groups": groups, **records_data(trace.records)}

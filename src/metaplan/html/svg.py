@@ -21,7 +21,8 @@ from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS
 from metaplan.views.text import plural
 
-__all__ = ["COLOURS", "STATES", "Cell", "grid_cells", "module_states", "picture_html"]
+__all__ = ["COLOURS", "NO_PICTURE", "STATES", "Cell", "grid_cells", "module_states",
+           "picture_html"]
 
 STATES = ("added", "removed", "changed", "untouched")
 COLOURS = {"added": "#2da44e", "removed": "#cf222e", "changed": "#d4a72c",
@@ -29,6 +30,9 @@ COLOURS = {"added": "#2da44e", "removed": "#cf222e", "changed": "#d4a72c",
 _LAYER = re.compile(r"^(.*?\blayers)\.(\d+)(?:\.(.+))?$")
 _EXPERT = re.compile(r"^(.*?experts)\.(\d+)(?:\..*)?$")
 _NAMED_MAX = 16
+NO_PICTURE = ("<p>No picture: the plan has no numbered structure (no "
+              "<code>layers.N</code> modules) to draw.</p>")
+"""What :func:`picture_html` says of a plan without numbered layers."""
 _ROW, _GAP, _NAMED_W, _TOP, _LEFT = 6, 1, 14, 80, 48
 
 
@@ -85,8 +89,7 @@ def picture_html(before: Plan, after: Plan, changes: Iterable[Change]) -> str:
     cells = grid_cells(states)
     layers = sorted({cell.layer for cell in cells.values()})
     if len(layers) < 2:
-        return ("<p>No picture: the plan has no numbered structure (no "
-                "<code>layers.N</code> modules) to draw.</p>")
+        return NO_PICTURE
     by_cell: dict[Cell, list[str]] = {}
     for name, cell in cells.items():
         by_cell.setdefault(cell, []).append(states[name])
