@@ -208,6 +208,13 @@ def test_options_of_another_command_and_stdin_are_refused() -> None:
     assert jobs.returncode == 2 and b"--jobs" in jobs.stderr
 
 
+def _interruptible() -> None:
+    """In the child: Ctrl-C as a terminal delivers it, even when this suite runs in the
+    background of a shell without job control (which starts it with SIGINT ignored, and
+    Python keeps an ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_the_workers_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
@@ -216,7 +223,7 @@ def test_ctrl_c_stops_the_workers_and_writes_nothing(tmp_path: Path) -> None:
     child = subprocess.Popen([sys.executable, "-m", "metaplan", "batch", "normalize", "-j", "2",
                               "--out-dir", str(out), *map(str, inputs)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=_interruptible)
     time.sleep(2)
     still_running = child.poll() is None
     with contextlib.suppress(ProcessLookupError):  # as a terminal's Ctrl-C: the whole group
