@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import metaplan
 from conftest import demo_record
@@ -26,6 +28,16 @@ def test_pointers_escape_tilde_then_slash() -> None:
     assert pointer(("",)) == "/" and pointer(("a", "")) == "/a/"
     assert pointer(("~", "/", "~/")) == "/~0/~1/~0~1"
 
+
+
+@given(st.lists(st.one_of(st.text(alphabet="a~/01", max_size=4), st.integers(0, 99)),
+                min_size=1, max_size=5))
+def test_pointers_parse_back_to_their_keys(path: list[str | int]) -> None:
+    from jsonpointer import JsonPointer
+
+    from metaplan.records.patch import pointer
+
+    assert JsonPointer(pointer(path)).parts == [str(key) for key in path]
 
 def test_each_op_is_its_patch_operation_with_a_test_first() -> None:
     record = metaplan.ChangeRecord("p", "sha256:a", "sha256:b", (

@@ -30,13 +30,10 @@ def pointer(path: Sequence[Key]) -> str:
     >>> pointer(("param_plan", "a/b~c", 3))
     '/param_plan/a~1b~0c/3'
     """
-    parts = []
-    for key in path:
-        text = key if type(key) is str else str(key)
-        if "~" in text or "/" in text:
-            text = text.replace("~", "~0").replace("/", "~1")
-        parts.append(text)
-    return "/" + "/".join(parts)
+    text = "/".join(map(str, path))
+    if "~" in text or text.count("/") >= len(path):  # a key holds "~" or "/": escape each
+        text = "/".join(str(key).replace("~", "~0").replace("/", "~1") for key in path)
+    return "/" + text
 
 
 _FLAT = (str, int, bool, type(None))
