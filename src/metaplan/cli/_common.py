@@ -27,7 +27,6 @@ from metaplan.passes.registry import (
 )
 from metaplan.pipelines.chaining import Pipeline, Trace
 from metaplan.settings import FROM_PLAN
-from metaplan.views.labels import TextStyle, injection_matches
 
 __all__ = [
     "Run",
@@ -38,7 +37,6 @@ __all__ = [
     "print_stats",
     "run_pipeline",
     "settings_of",
-    "text_style",
 ]
 
 
@@ -49,11 +47,6 @@ class Run(NamedTuple):
     pipeline: Pipeline
     trace: Trace
     timer: Timer
-
-
-def text_style(args: argparse.Namespace, *plans: Plan) -> TextStyle:
-    """How text shows values (``--width``) and names the plans' injections (by ``match``)."""
-    return TextStyle(getattr(args, "width", None), injection_matches(*plans))
 
 
 def option_of(args: argparse.Namespace, name: str, prefix: str) -> Any:

@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from metaplan.cli._common import option_of, pipeline_from, text_style
+from metaplan.cli._common import option_of, pipeline_from
 from metaplan.cli._diff import record_text
 from metaplan.cli._io import colour, json_name, note, output
+from metaplan.cli._style import text_style
 from metaplan.core.plan import load
 from metaplan.files.jsonio import dumps_pretty
 from metaplan.passes.registry import parse_passes

@@ -7,14 +7,13 @@ import difflib
 import os
 from collections.abc import Sequence
 
-from metaplan.cli._common import text_style
 from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
+from metaplan.cli._style import text_style
 from metaplan.core.plan import Plan, load, plan_from_file_data
 from metaplan.errors import InputError, key_path
 from metaplan.files.inputs import read_bytes, source_name
 from metaplan.files.jsonio import dumps_pretty, parse_json
-from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records, records_from_json
 from metaplan.records.patch import to_json_patch
@@ -101,6 +100,8 @@ def diff(args: argparse.Namespace) -> int:
     a, b = load(args.a), load(args.b)
     labels += [json_name(args.a), json_name(args.b)][len(labels):]
     if args.passes is not None:
+        from metaplan.passes.registry import build_pipeline, format_passes, parse_passes
+
         names = parse_passes(args.passes)
         line = build_pipeline(names)  # holds no plan: each side runs it on its own input
         a, b = line.run(a).final, line.run(b).final

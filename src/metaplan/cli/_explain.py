@@ -6,8 +6,9 @@ import argparse
 
 from metaplan.algorithms.braces import fold
 from metaplan.algorithms.patterns import Unmatched, is_glob, match_names
-from metaplan.cli._common import print_stats, run_pipeline, text_style
+from metaplan.cli._common import print_stats, run_pipeline
 from metaplan.cli._io import Timer, json_name, note, say_json, to_stdout
+from metaplan.cli._style import text_style
 from metaplan.core.plan import load
 from metaplan.errors import InputError
 from metaplan.views.text import format_explain

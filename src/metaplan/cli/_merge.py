@@ -13,9 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from metaplan.cli._common import text_style
 from metaplan.cli._io import json_name, note, output, say_json
 from metaplan.cli._sides import load_side, side_name
+from metaplan.cli._style import text_style
 from metaplan.core.plan import Plan, dumps, load
 from metaplan.errors import InputError
 from metaplan.files.outputs import write_many_atomic

@@ -42,7 +42,7 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyrsistent import PVector
 
@@ -50,11 +50,13 @@ from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.plan import Plan
 from metaplan.errors import format_path, key_path
 from metaplan.frozen import MISSING, canonical_bytes, json_equal
-from metaplan.pipelines.chaining import Trace
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.versions.folding import Finding, Group, Values, fold_changes
-from metaplan.versions.merging import Conflict
 from metaplan.views.labels import PLAIN, TextStyle
+
+if TYPE_CHECKING:  # types only: a diff's text needs no pipeline and no merge
+    from metaplan.pipelines.chaining import Trace
+    from metaplan.versions.merging import Conflict
 
 __all__ = [
     "change_line",
