@@ -30,10 +30,13 @@ def pointer(path: Sequence[Key]) -> str:
     >>> pointer(("param_plan", "a/b~c", 3))
     '/param_plan/a~1b~0c/3'
     """
-    text = "/".join(map(str, path))
-    if "~" in text or text.count("/") >= len(path):  # a key holds "~" or "/": escape each
-        text = "/".join(str(key).replace("~", "~0").replace("/", "~1") for key in path)
-    return "/" + text
+    parts = []
+    for key in path:
+        text = key if type(key) is str else str(key)
+        if "~" in text or "/" in text:
+            text = text.replace("~", "~0").replace("/", "~1")
+        parts.append(text)
+    return "/" + "/".join(parts)
 
 
 _FLAT = (str, int, bool, type(None))
@@ -42,9 +45,16 @@ _FLAT = (str, int, bool, type(None))
 def to_json_patch(record: ChangeRecord) -> list[dict[str, Any]]:
     """The record as an RFC 6902 JSON Patch, with a ``test`` before each removal or replace."""
     patch: list[dict[str, Any]] = []
-    append = patch.append
+    append, join = patch.append, "/".join
     for op, path, old, new, _ in record.changes:
-        where = pointer(path)
+        try:  # pointer(path) inlined: text keys, none holding "~" or "/"
+            where = join(path)
+            if "~" in where or where.count("/") >= len(path):
+                where = pointer(path)
+            else:
+                where = "/" + where
+        except TypeError:  # an array index
+            where = pointer(path)
         if op != "add":
             append({"op": "test", "path": where,
                     "value": old if type(old) in _FLAT else thaw(old)})
