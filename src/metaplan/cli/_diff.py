@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_name, to_stdout
 from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.cli._style import text_style
-from metaplan.core.plan import Plan, load, plan_from_file_data
+from metaplan.core.plan import Plan, load_all, plan_from_file_data
 from metaplan.errors import InputError, key_path
 from metaplan.files.inputs import read_bytes, source_name
 from metaplan.files.jsonio import dumps_pretty, parse_json
@@ -97,7 +97,7 @@ def diff(args: argparse.Namespace) -> int:
     if len(labels) > 2:
         raise InputError("--label: give it once for A and once for B, not "
                          f"{len(labels)} times", source="--label")
-    a, b = load(args.a), load(args.b)
+    a, b = load_all([args.a, args.b])
     labels += [json_name(args.a), json_name(args.b)][len(labels):]
     if args.passes is not None:
         from metaplan.passes.registry import build_pipeline, format_passes, parse_passes

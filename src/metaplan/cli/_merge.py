@@ -16,7 +16,7 @@ from typing import TextIO
 from metaplan.cli._io import json_name, note, output, say_json
 from metaplan.cli._sides import load_side, side_name
 from metaplan.cli._style import text_style
-from metaplan.core.plan import Plan, dumps, load
+from metaplan.core.plan import Plan, dumps, load, load_all
 from metaplan.errors import InputError
 from metaplan.files.outputs import write_many_atomic
 from metaplan.records.codec import dumps_records
@@ -68,7 +68,7 @@ def _settled(args: argparse.Namespace, chosen: _Counted | None) -> None:
 def merge(args: argparse.Namespace) -> int:
     """``metaplan merge BASE OURS THEIRS``: exit 0 merged (written to ``-o``), 1 conflicts
     (nothing written), 2 bad input. ``--ours`` / ``--theirs`` settle every conflict."""
-    base, ours, theirs = load(args.base), load(args.ours), load(args.theirs)
+    base, ours, theirs = load_all([args.base, args.ours, args.theirs])
     chosen = _side(args)
     merged = merge_plans(base, ours, theirs, resolve=chosen)
     if args.format == "html":

@@ -36,6 +36,7 @@ from metaplan.core.schema import check_entries, check_field, refuse_other_files,
 from metaplan.errors import PlanError, as_path, describe
 from metaplan.files.inputs import source_name
 from metaplan.files.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
+from metaplan.files.side_by_side import read_side_by_side
 from metaplan.files.streaming import parse_plan_text
 from metaplan.frozen import (
     MISSING,
@@ -52,7 +53,7 @@ from metaplan.frozen import (
 from metaplan.viewing import notebook_view
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
-           "loads", "plan_from_file_data"]
+           "load_all", "loads", "plan_from_file_data"]
 
 FQN_MAPS = ("param_plan", "boundary_classes")
 """The fields keyed by module FQN, held as ``PMap`` s with a read index each."""
@@ -525,6 +526,25 @@ def load(path: str | os.PathLike[str]) -> Plan:
     """
     source = source_name(path)
     return loads(decode_text(read_bytes(path), source), source=source)
+
+
+def load_all(paths: Sequence[str | os.PathLike[str]]) -> list[Plan]:
+    """``[load(path) for path in paths]``: the same plans, the same first error; large files
+    after the first are parsed side by side with it, in forked children, where that pays
+    (see :mod:`metaplan.files.side_by_side`)."""
+    return read_side_by_side(_file_data, paths, then=_checked)
+
+
+def _file_data(path: str | os.PathLike[str]) -> tuple[Any, str]:
+    """A plan file's parsed data (equal entries shared) and its source name, unchecked."""
+    source = source_name(path)
+    with paused_gc():
+        return parse_plan_text(decode_text(read_bytes(path), source), source), source
+
+
+def _checked(data: tuple[Any, str]) -> Plan:
+    with paused_gc():
+        return plan_from_file_data(data[0], source=data[1])
 
 
 def dumps(plan: Plan) -> bytes:

@@ -47,14 +47,11 @@ def to_json_patch(record: ChangeRecord) -> list[dict[str, Any]]:
     patch: list[dict[str, Any]] = []
     append, join = patch.append, "/".join
     for op, path, old, new, _ in record.changes:
-        try:  # pointer(path) inlined: text keys, none holding "~" or "/"
-            where = join(path)
-            if "~" in where or where.count("/") >= len(path):
-                where = pointer(path)
-            else:
-                where = "/" + where
+        try:  # pointer(path) inlined for text keys, none holding "~" or "/"
+            where = join(path)  # type: ignore[arg-type]  # an int raises, below
         except TypeError:  # an array index
-            where = pointer(path)
+            where = "~"
+        where = pointer(path) if "~" in where or where.count("/") >= len(path) else f"/{where}"
         if op != "add":
             append({"op": "test", "path": where,
                     "value": old if type(old) in _FLAT else thaw(old)})
