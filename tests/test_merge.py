@@ -438,6 +438,27 @@ def test_rebase_skips_what_is_applied_and_reports_the_rest_as_conflicts(tmp_path
          "theirs": True}]}
 
 
+
+def test_a_removal_whose_item_moved_is_a_conflict_not_dropped(tmp_path: Path) -> None:
+    """The record removes injections[5]; on a plan where an injection was added before it,
+    the item is still there (now at 6): reported, never skipped as if it were applied."""
+    base = _raw("deepseek_v3.hf5")
+    gone = json.loads(json.dumps(base))
+    removed = gone["injections"].pop(5)
+    rec, out = tmp_path / "gone.rec.json", tmp_path / "out.json"
+    metaplan_cli("diff", _write(tmp_path, "base.json", base), _write(tmp_path, "gone.json", gone),
+                 "--format", "json", "-o", rec)
+    added = json.loads(json.dumps(base))
+    added["injections"].insert(0, {**added["injections"][0], "match": "model.layers.99.mlp"})
+    plan = _write(tmp_path, "added.json", added)
+    out.write_bytes(OLD)
+    done = metaplan_cli("replay", plan, rec, "--rebase", "--format", "json", "-o", out)
+    assert done.returncode == 1 and out.read_bytes() == OLD, done.stderr
+    assert json.loads(done.stdout)["conflicts"] == [
+        {"path": ["injections", 5], "base": removed, "ours": base["injections"][4]}]
+    on_its_result = metaplan_cli("replay", tmp_path / "gone.json", rec, "--rebase", "-o", "-")
+    assert on_its_result.returncode == 0 and json.loads(on_its_result.stdout) == gone
+
 def test_mergetool_refuses_bad_input_and_writes_nothing(tmp_path: Path) -> None:
     base, ours, theirs = _versions(tmp_path, "deepseek_v3.hf5", _conflicting)
     merged, bad = tmp_path / "merged.json", tmp_path / "bad.json"

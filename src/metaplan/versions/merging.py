@@ -321,10 +321,16 @@ def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
     inverse fits it), and judged one by one otherwise. When both fit (an
     array holding an item twice can make that so), the side that checks more
     items wins: the removals (and replaced items) checked by applying, or the
-    additions checked by skipping. On the records' own base (``plan`` has the
-    first record's base hash) every change is applied: that is replay.
+    additions checked by skipping. An item a run removes (and does not add
+    back) that the array still holds is a removal not made, wherever the item
+    is now. On the records' own base (``plan`` has the first record's base
+    hash) every change is applied: that is replay; on a record's result (its
+    result hash), that record and those before it are already applied.
     """
     records = tuple(records)
+    done = [n for n, record in enumerate(records) if record.result == plan.content_hash]
+    if done:  # the plan is what the records made up to there: all of those are applied
+        records = records[done[-1] + 1:]
     exact = bool(records) and plan.content_hash == records[0].base
     edit = Edit(plan)
     conflicts: list[Conflict] = []
@@ -333,8 +339,8 @@ def rebase(plan: Plan, records: Iterable[ChangeRecord], *, name: str = "rebase"
             if at is not None:
                 now = edit.get(at, MISSING)
                 forward = _fits(now, at, changes)
-                if not exact and (not forward or _leaning(at, changes) > 0) and _fits(
-                        now, at, [change.inverse() for change in reversed(changes)]):
+                if not exact and (not forward or _leaning(at, changes) > 0) and _applied_run(
+                        now, at, changes):
                     continue
                 if forward:
                     for change in changes:
@@ -374,6 +380,23 @@ def _by_array(changes: Sequence[Change]) -> list[tuple[Path | None, list[Change]
     return [(at if at is not None and any(c.op != "set" and len(c.path) == len(at) + 1
                                           for c in run) else None, run)
             for at, run in runs]
+
+
+def _applied_run(array: Any, at: Path, changes: Sequence[Change]) -> bool:
+    """Whether the array at ``at`` (now ``array``) already is what ``changes`` make: their
+    inverse fits it, and no item they remove (and do not add back) is still in it.
+
+    An inverse that only adds items fits any array; an item still there is a removal not
+    made, wherever the array holds it now.
+    """
+    if not _fits(array, at, [change.inverse() for change in reversed(changes)]):
+        return False
+    items = len(at) + 1
+    added = [change.new for change in changes if change.op == "add" and len(change.path) == items]
+    return not any(change.op == "remove" and len(change.path) == items
+                   and not any(json_equal(change.old, new) for new in added)
+                   and any(json_equal(change.old, item) for item in array)
+                   for change in changes)
 
 
 def _leaning(at: Path, changes: Sequence[Change]) -> int:
