@@ -39,7 +39,7 @@ PACKAGES = (
     ("algorithms", ("algorithms.braces", "algorithms.patterns", "algorithms.sequences",
                     "algorithms")),
     ("files", ("files.inputs", "files.outputs", "files.jsonio", "files.streaming",
-               "files.side_by_side", "files")),
+               "files.packing", "files.side_by_side", "files")),
     ("core", ("core.rules", "core.schema", "core.digest", "core.plan", "core.emitter",
               "core")),
     ("records", ("records.change", "records.codec", "records.algebra", "records.patch",

@@ -6,23 +6,40 @@ import gzip
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import metaplan
 from conftest import DATA, raw_input
 from metaplan.core.plan import load_all
 from metaplan.errors import InputError
 from metaplan.files import side_by_side
+from metaplan.files.packing import pack, unpack
 from metaplan.files.side_by_side import FORK_FROM, read_side_by_side
+from metaplan.files.streaming import parse_plan_text
+from metaplan.frozen import JSONFloat
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+forks = pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+
+
+@pytest.fixture(autouse=True)
+def _an_idle_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a quiet machine with cores to spare, whatever this one is doing now."""
+    monkeypatch.setattr(side_by_side, "_idle_core", lambda: True)
 
 BIG = DATA / "deepseek_v3.hf4.json.gz"  # 12 MB of text in 236 kB
 
 
-def _pid_of(path: str) -> tuple[str, int]:
-    return path, os.getpid()
+def _pid(path: str) -> bytes:
+    return str(os.getpid()).encode()
+
+
+def _where(path: str, data: bytes | None) -> tuple[str, int]:
+    """The path, and the process that worked on it (this one when no child did)."""
+    return path, os.getpid() if data is None else int(data)
 
 
 def _big(tmp_path: Path, name: str, text: bytes) -> str:
@@ -31,9 +48,10 @@ def _big(tmp_path: Path, name: str, text: bytes) -> str:
     return str(path)
 
 
+@forks
 def test_large_inputs_after_the_first_are_read_in_a_child(tmp_path: Path) -> None:
     paths = [_big(tmp_path, f"{n}.json", b"{}") for n in range(3)]
-    found = read_side_by_side(_pid_of, paths, then=lambda x: x)
+    found = read_side_by_side(paths, child=_pid, here=_where)
     assert [path for path, _ in found] == paths
     pids = [pid for _, pid in found]
     assert pids[0] == os.getpid() and os.getpid() not in pids[1:] and pids[1] != pids[2]
@@ -43,15 +61,16 @@ def test_small_inputs_stdin_and_missing_files_are_read_here(tmp_path: Path) -> N
     small = tmp_path / "small.json"
     small.write_bytes(b"{}")
     paths = [str(small), str(small), "-", str(tmp_path / "missing.json")]
-    found = read_side_by_side(_pid_of, paths, then=lambda x: x)
+    found = read_side_by_side(paths, child=_pid, here=_where)
     assert {pid for _, pid in found} == {os.getpid()}
 
 
+@forks
 def test_gzip_data_is_judged_by_the_size_it_expands_to(tmp_path: Path) -> None:
     packed = tmp_path / "big.json.gz"
     packed.write_bytes(gzip.compress(b" " * FORK_FROM + b"{}"))
     assert packed.stat().st_size < FORK_FROM
-    found = read_side_by_side(_pid_of, [str(packed), str(packed)], then=lambda x: x)
+    found = read_side_by_side([str(packed), str(packed)], child=_pid, here=_where)
     assert found[1][1] != os.getpid()
     assert side_by_side._text_size(str(packed), packed.stat().st_size) == FORK_FROM + 2
 
@@ -62,29 +81,39 @@ def test_no_child_while_another_thread_runs(tmp_path: Path) -> None:
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        found = read_side_by_side(_pid_of, paths, then=lambda x: x)
+        found = read_side_by_side(paths, child=_pid, here=_where)
     finally:
         stop.set()
         other.join()
     assert {pid for _, pid in found} == {os.getpid()}
 
 
-def test_a_child_that_fails_is_forgotten_and_its_path_read_here(tmp_path: Path) -> None:
-    parent = os.getpid()
-    paths = [_big(tmp_path, f"{n}.json", b"{}") for n in range(4)]
 
-    def read(path: str) -> object:
-        if os.getpid() != parent:
-            if path.endswith("1.json"):
-                os._exit(0)  # says nothing
-            if path.endswith("2.json"):
-                return lambda: None  # does not pickle
-            raise RuntimeError("in the child")
-        return path, "here"
+def test_a_busy_or_one_core_machine_forks_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real check
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 3.0, 3.0))
+    assert side_by_side._idle_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.1, 0.1))  # both cores busy
+    assert not side_by_side._idle_core()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not side_by_side._idle_core()
 
-    assert read_side_by_side(read, paths, then=lambda x: x) == [(p, "here") for p in paths]
+@forks
+def test_a_child_that_fails_gives_nothing_and_its_path_is_read_here(tmp_path: Path) -> None:
+    paths = [_big(tmp_path, f"{n}.json", b"{}") for n in range(3)]
+
+    def child(path: str) -> bytes:
+        if path.endswith("1.json"):
+            os._exit(0)  # exits 0, says nothing: no answer is an answer of no bytes
+        raise RuntimeError("in the child")
+
+    assert read_side_by_side(paths, child=child, here=lambda path, data: data) == [
+        None, b"", None]
 
 
+@forks
 def test_load_all_gives_the_plans_load_gives(tmp_path: Path) -> None:
     plain = tmp_path / "plain.json"
     plain.write_bytes(raw_input("deepseek_v3.hf4"))
@@ -92,8 +121,10 @@ def test_load_all_gives_the_plans_load_gives(tmp_path: Path) -> None:
     together = load_all(paths)
     assert together == [metaplan.load(path) for path in paths]
     assert [p.content_hash for p in together] == [metaplan.load(p).content_hash for p in paths]
+    assert metaplan.dumps(together[1]) == metaplan.dumps(metaplan.load(plain))
 
 
+@forks
 def test_load_all_raises_the_first_error_load_would(tmp_path: Path) -> None:
     bad_json = _big(tmp_path, "bad.json", b'{"param_plan": ')
     no_plan = _big(tmp_path, "no_plan.json", b'{"param_plan": 3}')
@@ -105,3 +136,44 @@ def test_load_all_raises_the_first_error_load_would(tmp_path: Path) -> None:
     with pytest.raises(InputError) as first:  # its schema is checked before the next is read
         load_all([no_plan, bad_json])
     assert "no_plan.json" in str(first.value)
+
+
+@forks
+def test_a_plan_holding_floats_is_read_here_as_load_reads_it(tmp_path: Path) -> None:
+    text = b'{"param_plan": {"m": {"is_boundary": true}}, "lr": 1.50, "x": 2.5e-07}'
+    path = _big(tmp_path, "floats.json", text)
+    first, again = load_all([path, path])
+    assert metaplan.dumps(again) == metaplan.dumps(first) == metaplan.dumps(metaplan.load(path))
+    assert type(again["lr"]) is JSONFloat
+
+
+# packing --------------------------------------------------------------------------------------
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.text())
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=8)
+
+
+@given(st.dictionaries(st.sampled_from(["param_plan", "boundary_classes", "injections", "x"]),
+                       _VALUES),
+       st.lists(st.integers(0, 3), max_size=12))
+def test_pack_round_trips_order_and_sharing(raw: dict[str, Any], picks: list[int]) -> None:
+    entries = [{"is_boundary": True}, {"is_boundary": False, "p": [1]}, "Linear", None]
+    raw["param_plan"] = {f"m.{n}": entries[pick] for n, pick in enumerate(picks)}
+    again = unpack(pack(raw))
+    assert again == raw and list(again) == list(raw)
+    assert list(again["param_plan"]) == list(raw["param_plan"])
+    shared = {n: f"m.{n}" for n, pick in enumerate(picks) if pick < 2}
+    for one in shared.values():
+        for other in shared.values():
+            same = raw["param_plan"][one] is raw["param_plan"][other]
+            assert (again["param_plan"][one] is again["param_plan"][other]) == same
+
+
+def test_pack_refuses_what_orjson_would_not_write_exactly() -> None:
+    for value in (JSONFloat("1.50"), 2**64, "\ud800"):
+        with pytest.raises(TypeError):
+            pack({"param_plan": {"m": {"v": value}}})
+    raw = parse_plan_text('{"param_plan": {"m": {"v": [1]}, "n": {"v": [1]}}}', "p")
+    assert unpack(pack(raw)) == raw

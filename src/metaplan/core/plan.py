@@ -36,6 +36,7 @@ from metaplan.core.schema import check_entries, check_field, refuse_other_files,
 from metaplan.errors import PlanError, as_path, describe
 from metaplan.files.inputs import source_name
 from metaplan.files.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
+from metaplan.files.packing import pack, unpack
 from metaplan.files.side_by_side import read_side_by_side
 from metaplan.files.streaming import parse_plan_text
 from metaplan.frozen import (
@@ -532,19 +533,28 @@ def load_all(paths: Sequence[str | os.PathLike[str]]) -> list[Plan]:
     """``[load(path) for path in paths]``: the same plans, the same first error; large files
     after the first are parsed side by side with it, in forked children, where that pays
     (see :mod:`metaplan.files.side_by_side`)."""
-    return read_side_by_side(_file_data, paths, then=_checked)
+    return read_side_by_side(paths, child=_packed, here=_unpacked)
 
 
-def _file_data(path: str | os.PathLike[str]) -> tuple[Any, str]:
-    """A plan file's parsed data (equal entries shared) and its source name, unchecked."""
+def _packed(path: str | os.PathLike[str]) -> bytes:
+    """In a child: the plan file's parsed data, packed (its equal entries written once)."""
     source = source_name(path)
     with paused_gc():
-        return parse_plan_text(decode_text(read_bytes(path), source), source), source
+        return pack(parse_plan_text(decode_text(read_bytes(path), source), source))
 
 
-def _checked(data: tuple[Any, str]) -> Plan:
-    with paused_gc():
-        return plan_from_file_data(data[0], source=data[1])
+def _unpacked(path: str | os.PathLike[str], packed: bytes | None) -> Plan:
+    """The plan a child packed, checked as :func:`load` checks it; without one (or with
+    anything wrong in it), :func:`load`'s own."""
+    if packed is not None:
+        with paused_gc():
+            try:
+                raw = unpack(packed)
+            except (ValueError, TypeError, KeyError, IndexError):
+                raw = None
+            if raw is not None:
+                return plan_from_file_data(raw, source=source_name(path))
+    return load(path)
 
 
 def dumps(plan: Plan) -> bytes:

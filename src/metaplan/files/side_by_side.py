@@ -2,30 +2,29 @@
 
 A ``metaplan diff A B`` spends most of its time parsing two files, one after
 the other, on a machine with more than one core. :func:`read_side_by_side`
-runs ``read(path)`` for every path, the first here and each other in a child
-forked for it, whose result comes back pickled through a pipe (a plan's equal
-entries are shared, so the pickle is a fifth of the text), and ``then`` on
-each result here, in order. It is only an acceleration: the results are
-what ``[then(read(path)) for path in paths]`` gives,
-and a child that fails in any way (bad input, a signal, a full pipe, a result
-that does not pickle) is forgotten and its path read here, in order, so every
-error is raised here, as the sequential reads would raise it, and nothing
-a child says is ever shown.
+gives ``here(path, None)`` for the first path, computed here, and for each
+other path ``here(path, child(path))``, where ``child(path)`` (bytes: a
+plan's parsed data as JSON, its equal entries written once, a fifth of the
+text) ran in a child forked for it while this process read the first. It is
+only an acceleration: ``here`` gets ``None`` instead of bytes whenever a
+child fails in any way (bad input, a signal, an exception), and then does
+all the work itself, so every error is raised here, path by path, as the
+sequential reads would raise it, and nothing a child says is ever shown.
+The bytes are data, never code or objects: ``here`` parses them as JSON.
 
-Children are forked only where that is safe and pays: POSIX, more than one
-core, no other thread running (a fork copies a lock another thread holds),
-a regular file holding at least :data:`FORK_FROM` bytes of text, gzipped or
-not (standard input is read here).
+Children are forked only where that is safe and pays: POSIX, a core idle
+(more than one, and a load average that leaves one), no other thread running
+(a fork copies a lock another thread holds), a regular file holding at least
+:data:`FORK_FROM` bytes of text, gzipped or not (standard input is read here).
 
->>> read_side_by_side(len, ["ab", "c"], then=lambda n: n * 10)
-[20, 10]
+>>> read_side_by_side(["ab", "c"], child=str.encode, here=lambda path, data: (path, data))
+[('ab', None), ('c', None)]
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import stat
 import threading
@@ -35,30 +34,28 @@ from typing import Generic, TypeVar
 __all__ = ["FORK_FROM", "read_side_by_side"]
 
 FORK_FROM = 4 << 20
-"""Texts shorter than this are read here: a fork and a pickle cost more than they save."""
+"""Texts shorter than this are read here: a fork and a pipe cost more than they save."""
 
-T = TypeVar("T")
 R = TypeVar("R")
 P = TypeVar("P", bound="str | os.PathLike[str]")
 
 
-def read_side_by_side(read: Callable[[P], T], paths: Sequence[P], *,
-                      then: Callable[[T], R]) -> list[R]:
-    """``[then(read(path)) for path in paths]``, each path after the first read in a child
-    (``then`` runs here, path by path, so the first error raised is the sequential one)."""
-    children = [_Child.start(read, path) if index and _worth_a_child(path) else None
+def read_side_by_side(paths: Sequence[P], *, child: Callable[[P], bytes],
+                      here: Callable[[P, bytes | None], R]) -> list[R]:
+    """``here(path, bytes or None)`` for each path, in order; see the module's doc."""
+    children = [_Child.start(child, path) if index and _worth_a_child(path) else None
                 for index, path in enumerate(paths)]
     try:
-        return [then(read(path) if child is None else child.result(read))
-                for path, child in zip(paths, children, strict=True)]
+        return [here(path, None if forked is None else forked.result())
+                for path, forked in zip(paths, children, strict=True)]
     finally:
-        for child in children:
-            if child is not None:
-                child.close()
+        for forked in children:
+            if forked is not None:
+                forked.close()
 
 
 def _worth_a_child(path: str | os.PathLike[str]) -> bool:
-    if not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
+    if not hasattr(os, "fork") or not _idle_core() or threading.active_count() > 1:
         return False
     try:
         found = os.stat(path)
@@ -77,12 +74,20 @@ def _text_size(path: str | os.PathLike[str], size: int) -> int:
         return int.from_bytes(file.read(4), "little")
 
 
-def _cores() -> int:
+def _idle_core() -> bool:
+    """Whether a core is free for a child: more than one, and the last minute's load
+    average (this process among it) leaves one idle. On a busy machine a child only
+    competes with its parent, and the fork and the copies it makes cost more than it saves."""
     affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not known here
+        load = 0.0
+    return cores >= 2 and load <= cores - 1
 
 
-class _Child(Generic[P, T]):
+class _Child(Generic[P]):
     """One forked reader: its process, the pipe it answers on, and the path it reads."""
 
     __slots__ = ("path", "pid", "pipe")
@@ -91,8 +96,8 @@ class _Child(Generic[P, T]):
         self.pid, self.pipe, self.path = pid, pipe, path
 
     @classmethod
-    def start(cls, read: Callable[[P], T], path: P) -> _Child[P, T] | None:
-        """Fork a child that reads ``path`` and writes the pickled result; None if no fork."""
+    def start(cls, work: Callable[[P], bytes], path: P) -> _Child[P] | None:
+        """Fork a child that writes ``work(path)`` to a pipe; None if no fork."""
         try:
             out, into = os.pipe()
             pid = os.fork()
@@ -100,21 +105,16 @@ class _Child(Generic[P, T]):
             return None
         if pid == 0:  # the child: nothing it does may return into the parent's code
             os.close(out)
-            _answer(into, read, path)
+            _answer(into, work, path)
         os.close(into)
         return cls(pid, out, path)
 
-    def result(self, read: Callable[[P], T]) -> T:
-        """The child's result, or ``read(path)`` here when it has none."""
+    def result(self) -> bytes | None:
+        """What the child wrote, if it finished well; else None."""
         with os.fdopen(self.pipe, "rb", closefd=True) as answer:
             self.pipe = -1
             data = answer.read()
-        status = self._reaped()
-        if status == 0 and data:
-            with contextlib.suppress(Exception):
-                found: T = pickle.loads(data)
-                return found
-        return read(self.path)
+        return data if self._reaped() == 0 else None
 
     def close(self) -> None:
         """Stop the child if it is still running (this process is raising) and reap it."""
@@ -135,11 +135,11 @@ class _Child(Generic[P, T]):
         return -1
 
 
-def _answer(into: int, read: Callable[[P], T], path: P) -> None:
-    """In the child: write ``read(path)`` pickled to ``into`` and exit 0; exit 1 on anything."""
+def _answer(into: int, work: Callable[[P], bytes], path: P) -> None:
+    """In the child: write ``work(path)`` to ``into`` and exit 0; exit 1 on anything."""
     code = 1
     try:
-        data = pickle.dumps(read(path), protocol=pickle.HIGHEST_PROTOCOL)
+        data = work(path)
         with os.fdopen(into, "wb", closefd=True) as answer:
             answer.write(data)
         code = 0
