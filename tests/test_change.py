@@ -100,11 +100,13 @@ def test_paths_from_the_command_line(text: str, path: tuple[str, ...]) -> None:
 def test_a_path_with_an_empty_step_says_how_to_write_one(text: str) -> None:
     with pytest.raises(metaplan.InputError) as info:
         parse_path(text, "--at")
+    what = f"--at {text}: an empty step" if text else "--at: an empty path"
     assert str(info.value) == (
-        f"--at {text}: an empty step; write field/FQN/key, e.g. "
+        f"{what}; write field/FQN/key, e.g. "
         "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
         "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)")
-    with pytest.raises(metaplan.InputError, match=f"^--path {text}: an empty step"):
+    with pytest.raises(metaplan.InputError, match=f"^--path {text}: an empty step" if text
+                       else "^--path: an empty path"):
         parse_path(text)
 
 

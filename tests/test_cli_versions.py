@@ -130,7 +130,7 @@ def test_ignoring_an_added_array_item_renumbers_the_kept_ones(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("pattern", "why"), [
-    ("", b"--ignore : an empty step; write field/FQN/key, e.g. "
+    ("", b"--ignore: an empty path; write field/FQN/key, e.g. "
          b"param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
          b"/param_plan/model.layers.3.mlp/is_boundary, for empty keys)"),
     ("/", b"--ignore: an empty pattern would ignore everything; name a field"),

@@ -55,7 +55,8 @@ def parse_path(text: str, option: str = "--path") -> tuple[str, ...]:
         return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
     parts = tuple(text.split("/"))
     if not all(parts):
-        raise InputError(f"{option} {text}: an empty step; write field/FQN/key, e.g. "
+        what = f"{option} {text}: an empty step" if text else f"{option}: an empty path"
+        raise InputError(f"{what}; write field/FQN/key, e.g. "
                          "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
                          "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
                          source=option)
