@@ -1,7 +1,10 @@
 """Hypothesis strategies for realistic plans, and the laws every pass must keep.
 
-Needs the ``test`` extra (hypothesis). The strategies and law checkers are
-in :mod:`metaplan.testing.strategies` (the composition laws in
+Needs the ``test`` extra (hypothesis). The strategies are in
+:mod:`metaplan.testing.strategies` (plans, bad plans, specs and rules),
+:mod:`metaplan.testing.violating` (sound plans, and plans breaking one check)
+and :mod:`metaplan.testing.version_pairs` (versions of a plan, for diffs and
+merges); a pass's laws in :mod:`metaplan.testing.laws` (the composition laws in
 :mod:`metaplan.testing.composing`), the stateful test
 :class:`PlanMachine` in :mod:`metaplan.testing.machine` (its random edits in
 :mod:`metaplan.testing.random_edits`); this package re-exports them. Use them for
@@ -16,26 +19,29 @@ your own passes::
 """
 
 from metaplan.testing.composing import bracketings, chained, check_composition_laws
+from metaplan.testing.laws import check_pass_laws, law
 from metaplan.testing.machine import PlanMachine, State
 from metaplan.testing.strategies import (
     CLASSES,
     TARGETS,
-    VERIFY_CHECKS,
-    PlanVersions,
-    ViolatingPlan,
     bad_plan_dicts,
-    check_pass_laws,
-    edited_plan_dicts,
-    law,
     plan_dicts,
-    plan_pairs,
-    plan_versions,
     plans,
     rule_lists,
-    set_versions,
-    sound_plan_dicts,
     spec_registries,
+)
+from metaplan.testing.version_pairs import (
+    PlanVersions,
+    edited_plan_dicts,
+    plan_pairs,
+    plan_versions,
+    set_versions,
     versioned_plan_dicts,
+)
+from metaplan.testing.violating import (
+    VERIFY_CHECKS,
+    ViolatingPlan,
+    sound_plan_dicts,
     violating_plan_dicts,
 )
 

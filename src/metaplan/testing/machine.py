@@ -67,6 +67,7 @@ from metaplan.records.change import ChangeRecord
 from metaplan.records.codec import dumps_records, loads_records
 from metaplan.records.edit import apply
 from metaplan.seed.oracle import reference_normalize, reference_stage
+from metaplan.testing.laws import law
 from metaplan.testing.random_edits import (
     RECIPES,
     Step,
@@ -76,7 +77,7 @@ from metaplan.testing.random_edits import (
     scope,
     steps_pass,
 )
-from metaplan.testing.strategies import law, plan_dicts
+from metaplan.testing.strategies import plan_dicts
 from metaplan.versions.diffing import diff
 from metaplan.versions.merging import merge
 
