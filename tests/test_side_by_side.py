@@ -113,6 +113,20 @@ def test_a_child_that_fails_gives_nothing_and_its_path_is_read_here(tmp_path: Pa
         None, b"", None]
 
 
+
+def test_a_fork_that_fails_leaves_no_descriptor_open(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork, raising=False)
+    paths = [_big(tmp_path, f"{n}.json", b"{}") for n in range(3)]
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    found = read_side_by_side(paths, child=_pid, here=_where)
+    assert {pid for _, pid in found} == {os.getpid()}
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before
+
 @forks
 def test_load_all_gives_the_plans_load_gives(tmp_path: Path) -> None:
     plain = tmp_path / "plain.json"

@@ -100,8 +100,13 @@ class _Child(Generic[P]):
         """Fork a child that writes ``work(path)`` to a pipe; None if no fork."""
         try:
             out, into = os.pipe()
+        except OSError:  # out of descriptors
+            return None
+        try:
             pid = os.fork()
-        except OSError:
+        except OSError:  # out of processes or memory: this path is read here
+            os.close(out)
+            os.close(into)
             return None
         if pid == 0:  # the child: nothing it does may return into the parent's code
             os.close(out)
