@@ -17,14 +17,15 @@ the closest name:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from metaplan.algorithms.braces import count, expand, fold
 from metaplan.names import closest
 
-__all__ = ["MAX_WORDS", "Matches", "Unmatched", "is_glob", "match_names"]
+__all__ = ["MAX_WORDS", "Matches", "Unmatched", "glob_matcher", "is_glob", "match_names"]
 
 MAX_WORDS = 1_000_000
 """The most words one pattern may expand to (``{0..99999999}`` is refused, not built)."""
@@ -52,6 +53,18 @@ class Matches:
 
     names: tuple[str, ...]
     unmatched: tuple[Unmatched, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def glob_matcher(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    """A test of whole names against ``pattern`` with ``fnmatch`` semantics, case-sensitive
+    as on POSIX (``fnmatch.fnmatchcase``), compiled once.
+
+    >>> test = glob_matcher("model.layers.[0-2].mlp")
+    >>> bool(test("model.layers.1.mlp")), bool(test("model.layers.1.mlp.x"))
+    (True, False)
+    """
+    return re.compile(fnmatch.translate(pattern)).match
 
 
 def is_glob(word: str) -> bool:
@@ -92,7 +105,7 @@ def _match(pattern: str, names: Sequence[str],
     missed: list[str] = []
     for word in dict.fromkeys(expand(pattern)):
         if is_glob(word):
-            test = re.compile(fnmatch.translate(word)).match
+            test = glob_matcher(word)
             matched = [i for i, name in enumerate(names) if test(name)]
         else:
             matched = [position[word]] if word in position else []
@@ -115,5 +128,5 @@ def _suggest(word: str, names: Sequence[str]) -> str | None:
     if close is None or close == start:
         return None
     fixed = close + word[len(start):]
-    test = re.compile(fnmatch.translate(fixed)).match
+    test = glob_matcher(fixed)
     return fixed if any(test(name) for name in names) else None

@@ -18,14 +18,13 @@ target); the two agree whenever one spec is in play.
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from metaplan.algorithms.patterns import glob_matcher
 from metaplan.core.plan import Plan
 from metaplan.core.rules import (
     BUILTIN_SPECS,
@@ -46,12 +45,6 @@ __all__ = ["EPTarget", "StripEPSubBoundaries", "find_ep_targets", "resolve_model
 
 _GLOB_START = re.compile(r"[*?\[]")
 _GLOB_END = re.compile(r"[*?\[\]][^*?\[\]]*\Z")
-
-
-@functools.lru_cache(maxsize=4096)
-def _matcher(pattern: str) -> Callable[[str], Any]:
-    """``fnmatch`` semantics (case-sensitive, as on POSIX), compiled once."""
-    return re.compile(fnmatch.translate(pattern)).match
 
 
 def resolve_model_type(setting: ModelTypeSetting, plan: Plan) -> str | None:
@@ -151,7 +144,7 @@ def find_ep_targets(classes: Mapping[str, Any], rules: Iterable[InlineRule],
         for cls, items in globs.items():
             names = _Names(by_class.get(cls, ()))
             for pattern, spec in items:
-                match = _matcher(pattern)
+                match = glob_matcher(pattern)
                 for fqn in sorted(names.candidates(pattern)):
                     if match(fqn):
                         claim(fqn, pattern, spec)
@@ -168,7 +161,7 @@ def _sub_modules(fqns: list[str], target: EPTarget, marks: dict[str, str],
     """
     prefix = target.fqn + "."
     patterns = tuple(target.strip_patterns)
-    rules = [_matcher(pattern) for pattern in patterns]
+    rules = [glob_matcher(pattern) for pattern in patterns]
     known = matched.setdefault(patterns, {})
     whys = [f"sub-module of EP target {target.fqn} ({target.target_class}) matching strip "
             f"pattern {pattern!r}" for pattern in patterns]

@@ -18,12 +18,9 @@ True
 
 from __future__ import annotations
 
-import fnmatch
-import functools
-import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
+from metaplan.algorithms.patterns import glob_matcher
 from metaplan.core.plan import Plan
 from metaplan.core.rules import check_pattern
 from metaplan.errors import InputError, parse_path
@@ -36,11 +33,6 @@ __all__ = ["Ignore", "ignored", "parse_ignore", "parse_ignores", "split_ignored"
 
 Ignore = tuple[str, ...]
 """One pattern: a glob per path step."""
-
-
-@functools.lru_cache(maxsize=1024)
-def _matcher(step: str) -> Callable[[str], Any]:
-    return re.compile(fnmatch.translate(step)).match
 
 
 def parse_ignore(text: str) -> Ignore:
@@ -64,7 +56,7 @@ def ignored(path: Sequence[Key], rules: Iterable[Ignore]) -> bool:
     """Whether some pattern matches the start of ``path``."""
     for rule in rules:
         if len(rule) <= len(path) and all(
-                _matcher(step)(str(key)) for step, key in zip(rule, path, strict=False)):
+                glob_matcher(step)(str(key)) for step, key in zip(rule, path, strict=False)):
             return True
     return False
 
