@@ -80,7 +80,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "core/rules.py": ("test_rules.py", "test_strip_ep.py"),
     "checks/invariants.py": ("test_verify.py",),
     "core/emitter.py": ("test_emitter.py", "test_verify.py", "test_slim.py"),
-    "core/plan.py": ("test_plan.py", "test_edit.py", "test_digest.py"),
+    "core/plan.py": ("test_plan.py", "test_edit.py", "test_digest.py", "test_side_by_side.py"),
     # issue 23: the modules measured outside the list above
     "core/digest.py": ("test_digest.py", "test_golden.py"),
     "versions/merging.py": ("test_merge_gaps.py", "test_merge.py"),
@@ -92,6 +92,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "files/outputs.py": ("test_files_gaps.py", "test_reliability.py", "test_guarantees.py"),
     "files/jsonio.py": ("test_jsonio.py", "test_streaming.py"),
     "files/streaming.py": ("test_streaming.py",),
+    "files/packing.py": ("test_side_by_side.py",),
+    "files/side_by_side.py": ("test_side_by_side.py",),
     "views/text.py": ("test_report.py", "test_fold.py"),
 }
 """The modules issues 11 and 23 name, and the tests each one's mutants run against."""
