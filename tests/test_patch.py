@@ -41,12 +41,10 @@ def test_pointers_parse_back_to_their_keys(path: list[str | int]) -> None:
 
 
 def test_a_record_whose_first_change_is_at_an_array_item_is_pointed_at() -> None:
-    from metaplan.records.change import Change, ChangeRecord
-
-    record = ChangeRecord("p", "sha256:a", "sha256:b", (
-        Change("set", ("injections", 5, "ep_size"), 8, 16, ""),
-        Change("set", ("param_plan", "a/b", "x"), 1, 2, ""),
-        Change("remove", ("param_plan", "m", "tp"), 1, None, "")))
+    record = metaplan.ChangeRecord("p", "sha256:a", "sha256:b", (
+        metaplan.Change("set", ("injections", 5, "ep_size"), 8, 16, ""),
+        metaplan.Change("set", ("param_plan", "a/b", "x"), 1, 2, ""),
+        metaplan.Change("remove", ("param_plan", "m", "tp"), 1, None, "")))
     assert [op["path"] for op in metaplan.to_json_patch(record)] == [
         "/injections/5/ep_size", "/injections/5/ep_size", "/param_plan/a~1b/x",
         "/param_plan/a~1b/x", "/param_plan/m/tp", "/param_plan/m/tp"]
