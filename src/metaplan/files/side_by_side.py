@@ -46,12 +46,29 @@ def read_side_by_side(paths: Sequence[P], *, child: Callable[[P], bytes],
     children = [_Child.start(child, path) if index and _worth_a_child(path) else None
                 for index, path in enumerate(paths)]
     try:
-        return [here(path, None if forked is None else forked.result())
+        return [here(path, None) if forked is None else _settled(forked, here)
                 for path, forked in zip(paths, children, strict=True)]
     finally:
         for forked in children:
             if forked is not None:
                 forked.close()
+
+
+def _settled(forked: _Child[P], here: Callable[[P, bytes | None], R]) -> R:
+    """``here(path, answer)`` with the child's answer; ``here(path, None)`` instead (whatever
+    the first gave or raised) if the child did not finish well.
+
+    The child is reaped after its answer is used: its exit (the kernel letting its
+    memory go) runs on its core meanwhile, instead of being waited for first.
+    """
+    answer = forked.answer()
+    try:
+        found = here(forked.path, answer)
+    except BaseException:
+        if forked.exited_well():
+            raise
+        return here(forked.path, None)
+    return found if forked.exited_well() else here(forked.path, None)
 
 
 def _worth_a_child(path: str | os.PathLike[str]) -> bool:
@@ -114,12 +131,15 @@ class _Child(Generic[P]):
         os.close(into)
         return cls(pid, out, path)
 
-    def result(self) -> bytes | None:
-        """What the child wrote, if it finished well; else None."""
+    def answer(self) -> bytes:
+        """What the child wrote (all of it, if it finishes well: see :meth:`exited_well`)."""
         with os.fdopen(self.pipe, "rb", closefd=True) as answer:
             self.pipe = -1
-            data = answer.read()
-        return data if self._reaped() == 0 else None
+            return answer.read()
+
+    def exited_well(self) -> bool:
+        """Reap the child: whether it exited 0 (having written its whole answer)."""
+        return self._reaped() == 0
 
     def close(self) -> None:
         """Stop the child if it is still running (this process is raising) and reap it."""
