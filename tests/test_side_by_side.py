@@ -113,6 +113,40 @@ def test_a_child_that_fails_gives_nothing_and_its_path_is_read_here(tmp_path: Pa
         None, b"", None]
 
 
+def _descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+
+
+def _no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _refused(path: str, data: bytes | None) -> str:
+    """The path, read here; any answer of a child is refused with an error."""
+    if data is not None:
+        raise ValueError(f"{path}: {data!r}")
+    return path
+
+
+@forks
+def test_an_error_from_an_answer_counts_only_if_its_child_exited_well(tmp_path: Path) -> None:
+    paths = [_big(tmp_path, f"{n}.json", b"{}") for n in range(3)]
+    before = _descriptors()
+    with pytest.raises(ValueError, match=r"1\.json: b'bad'$"):
+        read_side_by_side(paths, child=lambda path: b"bad", here=_refused)
+    assert _no_child_left() and _descriptors() == before  # the third child, stopped
+
+    def failing(path: str) -> bytes:
+        raise RuntimeError("in the child")
+
+    assert read_side_by_side(paths, child=failing, here=_refused) == paths
+    assert read_side_by_side(paths, child=_pid, here=_where)[1][1] != os.getpid()
+    assert _no_child_left() and _descriptors() == before
+
 
 def test_a_fork_that_fails_leaves_no_descriptor_open(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
