@@ -89,16 +89,37 @@ def test_no_child_while_another_thread_runs(tmp_path: Path) -> None:
 
 
 
-def test_a_busy_or_one_core_machine_forks_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_busy_or_one_core_machine_forks_no_child(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
     monkeypatch.undo()  # the real check
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(side_by_side, "_LOADAVG", str(loadavg))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.8, 3.0, 3.0))
+    loadavg.write_text("1.80 3.00 3.00 1/108 1522\n")  # a busy minute, this task alone now
+    assert side_by_side._running() == 1.0 and side_by_side._idle_core()
+    loadavg.write_text("0.10 0.00 0.00 2/108 1522\n")  # another task running: both busy
+    assert not side_by_side._idle_core()
+    for garbled in ("", "0.10 0.00 0.00\n", "0.1 0.0 0.0 x/9 1\n"):  # the minute's average
+        loadavg.write_text(garbled)
+        assert side_by_side._running() == 1.8 and not side_by_side._idle_core()
+    loadavg.unlink()
     monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 3.0, 3.0))
-    assert side_by_side._idle_core()
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.1, 0.1))  # both cores busy
-    assert not side_by_side._idle_core()
+    assert side_by_side._running() == 0.9 and side_by_side._idle_core()
+
+    def unknown() -> tuple[float, float, float]:
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(os, "getloadavg", unknown)
+    assert side_by_side._running() == 0.0 and side_by_side._idle_core()
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert not side_by_side._idle_core()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    loadavg.write_text("0.10 0.00 0.00 2/108 1522\n")
+    assert side_by_side._idle_core()  # three cores, two running: one idle
+    loadavg.write_text("0.10 0.00 0.00 3/108 1522\n")
+    assert not side_by_side._idle_core()
+
 
 @forks
 def test_a_child_that_fails_gives_nothing_and_its_path_is_read_here(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ sequential reads would raise it, and nothing a child says is ever shown.
 The bytes are data, never code or objects: ``here`` parses them as JSON.
 
 Children are forked only where that is safe and pays: POSIX, a core idle
-(more than one, and a load average that leaves one), no other thread running
+(more than one, and the tasks running now leave one), no other thread running
 (a fork copies a lock another thread holds), a regular file holding at least
 :data:`FORK_FROM` bytes of text, gzipped or not (standard input is read here).
 
@@ -92,16 +92,35 @@ def _text_size(path: str | os.PathLike[str], size: int) -> int:
 
 
 def _idle_core() -> bool:
-    """Whether a core is free for a child: more than one, and the last minute's load
-    average (this process among it) leaves one idle. On a busy machine a child only
-    competes with its parent, and the fork and the copies it makes cost more than it saves."""
+    """Whether a core is free for a child: more than one, and the tasks running now (this
+    process among them) leave one idle. On a busy machine a child only competes with its
+    parent, and the fork and the copies it makes cost more than it saves."""
     affinity = getattr(os, "sched_getaffinity", None)
     cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return cores >= 2 and _running() <= cores - 1
+
+
+_LOADAVG = "/proc/loadavg"
+"""Linux's load file: its fourth field counts the tasks running now, ``running/all``."""
+
+
+def _running() -> float:
+    """How many tasks are running: now, where Linux says (this process is one of them); else
+    the last minute's load average; 0 where neither is known.
+
+    Not the load average where the count is known: a minute's average stays high for a
+    minute after a burst of work, or through a loop of short commands one after another,
+    while a core sits idle.
+    """
     try:
-        load = os.getloadavg()[0]
-    except OSError:  # not known here
-        load = 0.0
-    return cores >= 2 and load <= cores - 1
+        with open(_LOADAVG, "rb") as file:
+            return float(int(file.read().split()[3].split(b"/")[0]))
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
 
 
 class _Child(Generic[P]):
