@@ -83,10 +83,10 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "core/plan.py": ("test_plan.py", "test_edit.py", "test_digest.py", "test_side_by_side.py"),
     # issue 23: the modules measured outside the list above
     "core/digest.py": ("test_digest.py", "test_golden.py"),
-    "versions/merging.py": ("test_merge_gaps.py", "test_merge.py"),
+    "versions/merging.py": ("test_merge_edges.py", "test_merge_gaps.py", "test_merge.py"),
     "versions/folding.py": ("test_fold.py", "test_verify_fold.py"),
     "versions/ignoring.py": ("test_ignoring.py", "test_cli_versions.py", "test_provenance.py"),
-    "algorithms/braces.py": ("test_braces.py", "test_patterns.py"),
+    "algorithms/braces.py": ("test_braces.py", "test_patterns.py", "test_braces_edges.py"),
     "algorithms/sequences.py": ("test_sequences.py",),
     "files/inputs.py": ("test_files_gaps.py", "test_reliability.py", "test_jsonio.py"),
     "files/outputs.py": ("test_files_gaps.py", "test_reliability.py", "test_guarantees.py"),
