@@ -4,7 +4,7 @@ Upstream keeps one table of the fields that cross from its sharding specs into
 ``codegen_meta.json`` (``plan/spec_fields.py`` of hyper-parallel's codegen);
 this module is that table as metaplan reads it: for each key of a
 ``param_plan`` entry and of an ``injections`` item, what its value must be.
-The ``schema`` check of :mod:`metaplan.checks.invariants` reports a value of another
+The ``schema`` check of :mod:`metaplan.core.invariants` reports a value of another
 type, naming the path and the type expected; a key not listed is allowed.
 
 An explicit empty container is meaningful (upstream writes ``params``,
