@@ -40,7 +40,7 @@ PACKAGES = (
                     "algorithms")),
     ("files", ("files.inputs", "files.outputs", "files.jsonio", "files.streaming",
                "files.packing", "files.side_by_side", "files")),
-    ("core", ("core.rules", "core.schema", "core.digest", "core.plan", "core.emitter",
+    ("core", ("core.rules", "core.shape", "core.digest", "core.plan", "core.emitter",
               "core.invariants", "core")),
     ("records", ("records.change", "records.codec", "records.algebra", "records.patch",
                  "records.edit", "records")),

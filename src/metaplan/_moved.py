@@ -48,7 +48,7 @@ MOVED = {
     "metaplan.plan": "metaplan.core.plan",
     "metaplan.report": "metaplan.views.text",
     "metaplan.rules": "metaplan.core.rules",
-    "metaplan.schema": "metaplan.core.schema",
+    "metaplan.schema": "metaplan.core.shape",
     "metaplan.sequences": "metaplan.algorithms.sequences",
     "metaplan.steps": "metaplan.passes.steps",
     "metaplan.streaming": "metaplan.files.streaming",

@@ -74,7 +74,7 @@ ENTRY_FIELDS: tuple[tuple[str, Kind], ...] = (
 """The keys of a ``param_plan`` entry, in upstream's order, with their types.
 
 ``is_boundary`` is not here: loading a file already refuses anything but
-``true`` or ``false`` (:func:`metaplan.core.schema.check_entries`), and a plan
+``true`` or ``false`` (:func:`metaplan.core.shape.check_entries`), and a plan
 built in Python may hold any value upstream reads by truthiness."""
 
 INJECTION_FIELDS: tuple[tuple[str, Kind], ...] = (
