@@ -25,7 +25,7 @@ from _common import announce, interleaved, line, read_raw
 from _floor import floor_normalize
 
 import metaplan
-from metaplan.seed.oracle import reference_normalize
+from metaplan.passes.oracle import reference_normalize
 
 FIXTURES = ("deepseek_v3.hf4", "qwen3_moe.hf4", "deepseek_v3.hf5", "qwen3_moe.hf5")
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from _common import announce
 
 import metaplan
-from metaplan.html import diff_report, run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
 from metaplan.versions.diffing import diff
+from metaplan.views.html import diff_report, run_report
 from metaplan.views.text import format_folded
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"

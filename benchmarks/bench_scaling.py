@@ -28,7 +28,7 @@ from _floor import floor_normalize
 from _synthetic import synthetic_bytes
 
 import metaplan
-from metaplan.seed.oracle import reference_normalize
+from metaplan.passes.oracle import reference_normalize
 
 HERE = Path(__file__).resolve().parent
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("oracle", ROOT / "src/metaplan/seed/oracle.py")
+_spec = importlib.util.spec_from_file_location("oracle", ROOT / "src/metaplan/passes/oracle.py")
 assert _spec is not None and _spec.loader is not None
 oracle = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(oracle)

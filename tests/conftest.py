@@ -166,7 +166,7 @@ def broken_small_plan() -> dict[str, Any]:
 def seed_bytes(meta: dict[str, Any], rules: Any, specs: Any, *, per_spec: bool = False,
                model_type: Any = "plan") -> bytes:
     """What the seed (the oracle, in place on a copy) writes for ``meta``."""
-    from metaplan.seed.oracle import reference_normalize
+    from metaplan.passes.oracle import reference_normalize
 
     meta = copy.deepcopy(meta)
     mt = meta.get("model_type") if model_type == "plan" else model_type

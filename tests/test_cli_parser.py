@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from metaplan.checks.invariants import CHECKS
 from metaplan.cli._main import COMMANDS, _command
 from metaplan.cli._parser import CHECK_NAMES, PASS_NAMES, parser
+from metaplan.core.invariants import CHECKS
 from metaplan.passes.registry import PASSES
 
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 import metaplan
 from conftest import FIXTURES, expected_bytes, raw_input, seed_bytes
 from metaplan.core.rules import InlineRule
-from metaplan.seed.compat import normalize_inline_meta
-from metaplan.seed.oracle import reference_normalize
+from metaplan.passes.compat import normalize_inline_meta
+from metaplan.passes.oracle import reference_normalize
 from metaplan.testing import plan_dicts, spec_registries
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import FIXTURES, expected_bytes, fixture_path, metaplan_cli
-from metaplan.checks.invariants import CHECKS
 from metaplan.cli import main
+from metaplan.core.invariants import CHECKS
+from metaplan.passes.chaining import PassResult, pipeline
+from metaplan.passes.makers import FunctionPass
 from metaplan.passes.registry import PASSES as REGISTRY
-from metaplan.pipelines.chaining import PassResult, pipeline
-from metaplan.pipelines.makers import FunctionPass
 from metaplan.records.change import Change
 from metaplan.records.edit import Edit
 from metaplan.testing import (

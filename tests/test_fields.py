@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import metaplan
 from conftest import metaplan_cli as run
 from conftest import raw_json
-from metaplan.checks.invariants import CHECKS
+from metaplan.core.invariants import CHECKS
 from metaplan.fields import ENTRY_FIELDS, EXPLICIT_EMPTY_KEYS, INJECTION_FIELDS, expected
 from metaplan.passes.slimming import slim
 from metaplan.testing import plan_dicts

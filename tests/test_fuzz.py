@@ -43,7 +43,7 @@ import pytest
 from conftest import OLD, SMALL_FIXTURES, fixture_path, leftovers, raw_input
 from metaplan.cli import main
 from metaplan.core.rules import InlineRule
-from metaplan.seed.oracle import reference_normalize
+from metaplan.passes.oracle import reference_normalize
 
 CASES = int(os.environ.get("METAPLAN_FUZZ", 300 if os.environ.get("CI") else 30))
 _SUBPROCESS_EVERY = 25

@@ -11,19 +11,19 @@ import pytest
 
 import metaplan
 from conftest import fixture_path, metaplan_cli, raw_json
-from metaplan.checks.invariants import verification
+from metaplan.core.invariants import verification
 from metaplan.core.plan import Plan
-from metaplan.html import diff_report, read_report_data
-from metaplan.html.data import data_script
-from metaplan.html.groups import member_rows
-from metaplan.html.notebook import mimebundle
-from metaplan.html.runs import run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.records.codec import records_from_json
 from metaplan.versions.diffing import diff
 from metaplan.versions.folding import fold_changes
 from metaplan.versions.merging import merge
+from metaplan.views.html import diff_report, read_report_data
+from metaplan.views.html.data import data_script
+from metaplan.views.html.groups import member_rows
+from metaplan.views.html.notebook import mimebundle
+from metaplan.views.html.runs import run_report
 from metaplan.views.text import format_folded
 
 NASTY = ['m.<script>alert(1)</script>', "m.a&b", 'm."quoted"', "m.'single'", "m.é.中",

@@ -20,13 +20,13 @@ import pytest
 
 import metaplan
 from conftest import fixture_path
-from metaplan.checks.invariants import verification
-from metaplan.html import diff_report, read_report_data
-from metaplan.html.checks import merge_report, verify_report
-from metaplan.html.runs import run_report
+from metaplan.core.invariants import verification
 from metaplan.passes.registry import NORMALIZE, build_pipeline
 from metaplan.versions.diffing import diff
 from metaplan.versions.merging import merge
+from metaplan.views.html import diff_report, read_report_data
+from metaplan.views.html.checks import merge_report, verify_report
+from metaplan.views.html.runs import run_report
 from test_html import merge_sides
 
 URL = "http://metaplan.test/report.html"

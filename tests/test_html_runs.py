@@ -8,11 +8,11 @@ from pathlib import Path
 import metaplan
 from conftest import fixture_path, metaplan_cli
 from metaplan.core.plan import Plan
-from metaplan.html import read_report_data, run_report
 from metaplan.passes.registry import NORMALIZE, build_pipeline
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.versions.diffing import diff
 from metaplan.versions.folding import FQN_FIELDS
+from metaplan.views.html import read_report_data, run_report
 
 
 def _report(folder: Path, name: str, *options: str) -> bytes:

@@ -57,7 +57,7 @@ def test_an_old_import_of_a_function_named_module_keeps_the_function() -> None:
         a = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})
         b = metaplan.set_in(a, ("param_plan", "m", "is_boundary"), False)
         print(len(metaplan.diff(a, b)), callable(metaplan.diff.array_changes))
-        print(metaplan.verify(a) == metaplan.checks.invariants.verify(a))
+        print(metaplan.verify(a) == metaplan.core.invariants.verify(a))
     """)
     assert out.split() == ["1", "True", "True"]
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 
 import metaplan
-from metaplan.seed.oracle import REFERENCE_STAGES, reference_stage
+from metaplan.passes.oracle import REFERENCE_STAGES, reference_stage
 from metaplan.testing import plan_dicts
 
 

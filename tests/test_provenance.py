@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 import metaplan
 from conftest import metaplan_cli as run
-from metaplan.html import read_report_data
 from metaplan.records.edit import apply_changes
 from metaplan.settings import PROVENANCE
 from metaplan.testing import plan_dicts
 from metaplan.versions.diffing import diff
 from metaplan.versions.ignoring import split_provenance
+from metaplan.views.html import read_report_data
 
 Raw = dict[str, Any]
 

@@ -37,8 +37,8 @@ from conftest import (
     metaplan_cli,
     raw_input,
 )
+from metaplan.passes.compat import normalize_inline_meta
 from metaplan.records.codec import dumps_records
-from metaplan.seed.compat import normalize_inline_meta
 from metaplan.testing import bad_plan_dicts, plan_dicts, rule_lists, spec_registries
 
 NAME = "deepseek_v3.hf5"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 import metaplan
 from conftest import SMALL_FIXTURES, fixture_path, raw_input
 from conftest import metaplan_cli as run
-from metaplan.checks.invariants import CHECKS, NORMAL_FORM_CHECKS
+from metaplan.core.invariants import CHECKS, NORMAL_FORM_CHECKS
 from metaplan.passes.registry import NORMALIZE, parse_passes
 from metaplan.passes.slimming import TORCH_NN_CLASSES, identity_classes, is_identity_form, slim
 from metaplan.testing import check_pass_laws, plans, sound_plan_dicts

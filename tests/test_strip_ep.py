@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 import metaplan
 from metaplan import SpecRegistry, StrategySpec
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule
+from metaplan.passes.compat import normalize_inline_meta
+from metaplan.passes.oracle import reference_normalize
 from metaplan.passes.strip_ep import (
     StripEPSubBoundaries,
     find_ep_targets,
@@ -22,8 +24,6 @@ from metaplan.passes.strip_ep import (
     strip_ep_sub_boundaries,
 )
 from metaplan.records.edit import Edit
-from metaplan.seed.compat import normalize_inline_meta
-from metaplan.seed.oracle import reference_normalize
 
 DEEPSEEK = "hyper_parallel.distributed.expert_parallel.recipes.deepseekv3_ep_compute_fn"
 

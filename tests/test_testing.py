@@ -10,7 +10,7 @@ import pytest
 _BROKEN_PASSES = '''
 import metaplan
 from metaplan.records.change import ChangeRecord
-from metaplan.pipelines.chaining import PassResult
+from metaplan.passes.chaining import PassResult
 from metaplan.testing import check_pass_laws
 
 plan = metaplan.Plan.from_json({"param_plan": {"m": {"is_boundary": True}}})

@@ -19,8 +19,9 @@ from hypothesis import given, settings
 import metaplan
 from conftest import DATA, FIXTURES, SMALL_FIXTURES, broken_small_plan, fixture_path, raw_input
 from conftest import metaplan_cli as run
-from metaplan.checks.invariants import CHECKS as CHECK_FUNCTIONS
-from metaplan.checks.invariants import (
+from metaplan.core.emitter import is_boundary_entry, parse_placement
+from metaplan.core.invariants import CHECKS as CHECK_FUNCTIONS
+from metaplan.core.invariants import (
     DEFAULT_CHECKS,
     NORMAL_FORM_CHECKS,
     NOTE_CHECKS,
@@ -32,7 +33,6 @@ from metaplan.checks.invariants import (
     sharded_params,
     spec_coverage,
 )
-from metaplan.core.emitter import is_boundary_entry, parse_placement
 from metaplan.passes.slimming import slim
 from metaplan.testing import (
     TARGETS,

@@ -14,7 +14,7 @@ import metaplan
 from conftest import metaplan_cli as run
 from conftest import raw_json
 from metaplan.algorithms.braces import expand
-from metaplan.checks.invariants import Note, Violation
+from metaplan.core.invariants import Note, Violation
 from metaplan.testing import violating_plan_dicts
 from metaplan.versions.folding import fold_findings
 

@@ -18,11 +18,11 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import metaplan  # noqa: E402
-from metaplan.checks.invariants import verification  # noqa: E402
-from metaplan.html import diff_report, merge_report, run_report, verify_report  # noqa: E402
+from metaplan.core.invariants import verification  # noqa: E402
 from metaplan.passes.registry import NORMALIZE, build_pipeline  # noqa: E402
 from metaplan.versions.diffing import diff  # noqa: E402
 from metaplan.versions.merging import merge  # noqa: E402
+from metaplan.views.html import diff_report, merge_report, run_report, verify_report  # noqa: E402
 from test_html import merge_sides  # noqa: E402
 
 SHARED = "model.layers.3.mlp.shared_experts"

@@ -78,7 +78,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "records/patch.py": ("test_patch.py",),
     "versions/diffing.py": ("test_diff*.py",),
     "core/rules.py": ("test_rules.py", "test_strip_ep.py"),
-    "checks/invariants.py": ("test_verify.py",),
+    "core/invariants.py": ("test_verify.py",),
     "core/emitter.py": ("test_emitter.py", "test_verify.py", "test_slim.py"),
     "core/plan.py": ("test_plan.py", "test_edit.py", "test_digest.py", "test_side_by_side.py"),
     # issue 23: the modules measured outside the list above

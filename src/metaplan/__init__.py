@@ -30,37 +30,37 @@ _EXPORTS = {
     "BUILTIN_SPECS": "metaplan.core.rules",
     "Change": "metaplan.records.change",
     "ChangeRecord": "metaplan.records.change",
-    "ChangesPass": "metaplan.pipelines.chaining",
+    "ChangesPass": "metaplan.passes.chaining",
     "Comparison": "metaplan.versions.comparing",
     "ConflictError": "metaplan.errors",
-    "Contract": "metaplan.pipelines.chaining",
+    "Contract": "metaplan.passes.chaining",
     "ContractError": "metaplan.errors",
     "Edit": "metaplan.records.edit",
-    "EditPass": "metaplan.pipelines.chaining",
+    "EditPass": "metaplan.passes.chaining",
     "FROM_PLAN": "metaplan.settings",
     "InlineRule": "metaplan.core.rules",
     "InputError": "metaplan.errors",
     "JSONMap": "metaplan.frozen",
     "MISSING": "metaplan.frozen",
     "NormalizeResult": "metaplan.passes.normal_form",
-    "Pass": "metaplan.pipelines.chaining",
+    "Pass": "metaplan.passes.chaining",
     "PassError": "metaplan.errors",
-    "PassResult": "metaplan.pipelines.chaining",
-    "Pipeline": "metaplan.pipelines.chaining",
+    "PassResult": "metaplan.passes.chaining",
+    "Pipeline": "metaplan.passes.chaining",
     "Plan": "metaplan.core.plan",
     "PlanError": "metaplan.errors",
     "RUN_INPUT": "metaplan.settings",
     "SpecError": "metaplan.errors",
     "SpecRegistry": "metaplan.core.rules",
     "StrategySpec": "metaplan.core.rules",
-    "Trace": "metaplan.pipelines.chaining",
+    "Trace": "metaplan.passes.chaining",
     "VerificationError": "metaplan.errors",
-    "Violation": "metaplan.checks.invariants",
+    "Violation": "metaplan.core.invariants",
     "__version__": "metaplan.version",
     "apply": "metaplan.records.edit",
     "apply_changes": "metaplan.records.edit",
     "build_pipeline": "metaplan.passes.registry",
-    "changes_pass": "metaplan.pipelines.chaining",
+    "changes_pass": "metaplan.passes.chaining",
     "compare": "metaplan.versions.comparing",
     "compose": "metaplan.records.algebra",
     "diff": "metaplan.versions.diffing",
@@ -68,7 +68,7 @@ _EXPORTS = {
     "dump_records": "metaplan.records.codec",
     "dumps": "metaplan.core.plan",
     "dumps_records": "metaplan.records.codec",
-    "edit_pass": "metaplan.pipelines.chaining",
+    "edit_pass": "metaplan.passes.chaining",
     "fold_changes": "metaplan.versions.folding",
     "format_folded": "metaplan.views.text",
     "format_passes": "metaplan.passes.registry",
@@ -86,21 +86,21 @@ _EXPORTS = {
     "normalize": "metaplan.passes.normal_form",
     "normalize_pipeline": "metaplan.passes.normal_form",
     "parse_passes": "metaplan.passes.registry",
-    "pipeline": "metaplan.pipelines.chaining",
+    "pipeline": "metaplan.passes.chaining",
     "rebase": "metaplan.versions.merging",
     "remove_in": "metaplan.records.edit",
-    "replay": "metaplan.pipelines.chaining",
+    "replay": "metaplan.passes.chaining",
     "rules_from_plan": "metaplan.core.rules",
-    "run": "metaplan.pipelines.chaining",
+    "run": "metaplan.passes.chaining",
     "set_in": "metaplan.records.edit",
     "slim": "metaplan.passes.slimming",
     "strip_ep_sub_boundaries": "metaplan.passes",
     "strip_external_state_boundaries": "metaplan.passes",
     "thaw": "metaplan.frozen",
     "to_json_patch": "metaplan.records.patch",
-    "verification": "metaplan.checks.invariants",
-    "verifier": "metaplan.checks.invariants",
-    "verify": "metaplan.checks.invariants",
+    "verification": "metaplan.core.invariants",
+    "verifier": "metaplan.core.invariants",
+    "verify": "metaplan.core.invariants",
 }
 """Public name -> the module that defines it; imported when first used."""
 
@@ -141,16 +141,16 @@ if _OldPaths not in _sys.meta_path:
 
 
 if _typing.TYPE_CHECKING:
-    from metaplan.checks.invariants import (
+    from metaplan.core.invariants import (
         Violation as Violation,
     )
-    from metaplan.checks.invariants import (
+    from metaplan.core.invariants import (
         verification as verification,
     )
-    from metaplan.checks.invariants import (
+    from metaplan.core.invariants import (
         verifier as verifier,
     )
-    from metaplan.checks.invariants import (
+    from metaplan.core.invariants import (
         verify as verify,
     )
     from metaplan.core.plan import (
@@ -234,6 +234,42 @@ if _typing.TYPE_CHECKING:
     from metaplan.passes import (
         strip_external_state_boundaries as strip_external_state_boundaries,
     )
+    from metaplan.passes.chaining import (
+        ChangesPass as ChangesPass,
+    )
+    from metaplan.passes.chaining import (
+        Contract as Contract,
+    )
+    from metaplan.passes.chaining import (
+        EditPass as EditPass,
+    )
+    from metaplan.passes.chaining import (
+        Pass as Pass,
+    )
+    from metaplan.passes.chaining import (
+        PassResult as PassResult,
+    )
+    from metaplan.passes.chaining import (
+        Pipeline as Pipeline,
+    )
+    from metaplan.passes.chaining import (
+        Trace as Trace,
+    )
+    from metaplan.passes.chaining import (
+        changes_pass as changes_pass,
+    )
+    from metaplan.passes.chaining import (
+        edit_pass as edit_pass,
+    )
+    from metaplan.passes.chaining import (
+        pipeline as pipeline,
+    )
+    from metaplan.passes.chaining import (
+        replay as replay,
+    )
+    from metaplan.passes.chaining import (
+        run as run,
+    )
     from metaplan.passes.normal_form import (
         NormalizeResult as NormalizeResult,
     )
@@ -254,42 +290,6 @@ if _typing.TYPE_CHECKING:
     )
     from metaplan.passes.slimming import (
         slim as slim,
-    )
-    from metaplan.pipelines.chaining import (
-        ChangesPass as ChangesPass,
-    )
-    from metaplan.pipelines.chaining import (
-        Contract as Contract,
-    )
-    from metaplan.pipelines.chaining import (
-        EditPass as EditPass,
-    )
-    from metaplan.pipelines.chaining import (
-        Pass as Pass,
-    )
-    from metaplan.pipelines.chaining import (
-        PassResult as PassResult,
-    )
-    from metaplan.pipelines.chaining import (
-        Pipeline as Pipeline,
-    )
-    from metaplan.pipelines.chaining import (
-        Trace as Trace,
-    )
-    from metaplan.pipelines.chaining import (
-        changes_pass as changes_pass,
-    )
-    from metaplan.pipelines.chaining import (
-        edit_pass as edit_pass,
-    )
-    from metaplan.pipelines.chaining import (
-        pipeline as pipeline,
-    )
-    from metaplan.pipelines.chaining import (
-        replay as replay,
-    )
-    from metaplan.pipelines.chaining import (
-        run as run,
     )
     from metaplan.records.algebra import (
         compose as compose,

@@ -4,7 +4,7 @@ Upstream keeps one table of the fields that cross from its sharding specs into
 ``codegen_meta.json`` (``plan/spec_fields.py`` of hyper-parallel's codegen);
 this module is that table as metaplan reads it: for each key of a
 ``param_plan`` entry and of an ``injections`` item, what its value must be.
-The ``schema`` check of :mod:`metaplan.checks.invariants` reports a value of another
+The ``schema`` check of :mod:`metaplan.core.invariants` reports a value of another
 type, naming the path and the type expected; a key not listed is allowed.
 
 An explicit empty container is meaningful (upstream writes ``params``,
@@ -74,7 +74,7 @@ ENTRY_FIELDS: tuple[tuple[str, Kind], ...] = (
 """The keys of a ``param_plan`` entry, in upstream's order, with their types.
 
 ``is_boundary`` is not here: loading a file already refuses anything but
-``true`` or ``false`` (:func:`metaplan.core.schema.check_entries`), and a plan
+``true`` or ``false`` (:func:`metaplan.core.shape.check_entries`), and a plan
 built in Python may hold any value upstream reads by truthiness."""
 
 INJECTION_FIELDS: tuple[tuple[str, Kind], ...] = (

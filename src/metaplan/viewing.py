@@ -2,7 +2,7 @@
 
 ``Plan``, ``ChangeRecord``, ``Trace``, ``MergeResult`` and ``Verification``
 each have a ``_repr_mimebundle_`` that calls :func:`notebook_view`, which
-imports the renderer (:mod:`metaplan.html.notebook`, in the views layer)
+imports the renderer (:mod:`metaplan.views.html.notebook`, in the views layer)
 only when a notebook asks for a view: the core types import nothing for it,
 and their equality, hashing and speed are untouched. This is the one call
 from a lower layer up to a higher one, and it is made by name at call time.
@@ -20,8 +20,8 @@ __all__ = ["notebook_view"]
 def notebook_view(value: object, include: Iterable[str] | None = None,
                   exclude: Iterable[str] | None = None) -> dict[str, Any]:
     """``{"text/plain", "text/html", "application/json"}`` for ``value`` (see
-    :func:`metaplan.html.notebook.mimebundle`), limited by IPython's ``include`` and
+    :func:`metaplan.views.html.notebook.mimebundle`), limited by IPython's ``include`` and
     ``exclude``."""
-    renderer = importlib.import_module("metaplan.html.notebook")
+    renderer = importlib.import_module("metaplan.views.html.notebook")
     bundle: dict[str, Any] = renderer.mimebundle(value, include, exclude)
     return bundle

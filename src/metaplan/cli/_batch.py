@@ -27,11 +27,11 @@ from typing import Any, NamedTuple
 import orjson
 
 from metaplan.batch.pool import IN_PROCESS, InProcess, PlanPaths, content_key, map_plans
-from metaplan.checks.invariants import verification
 from metaplan.cli._common import checks_from, pipeline_from, settings_of
 from metaplan.cli._io import json_name, note, one_line
 from metaplan.cli._paths import identity
 from metaplan.cli._verify import verification_json
+from metaplan.core.invariants import verification
 from metaplan.core.plan import dumps, load
 from metaplan.errors import ConflictError, InputError, PassError
 from metaplan.files.inputs import STDIN, input_size_limit

@@ -11,9 +11,9 @@ import json
 import re
 from typing import Any
 
-from metaplan.checks.invariants import verifier
 from metaplan.cli._common import checks_from, print_stats, run_pipeline, settings_of
 from metaplan.cli._io import json_name, say_json, to_stdout
+from metaplan.core.invariants import verifier
 from metaplan.core.plan import Plan, load
 from metaplan.errors import InputError, parse_path
 from metaplan.files.jsonio import parse_json

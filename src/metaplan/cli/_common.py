@@ -7,8 +7,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from metaplan.checks.invariants import parse_checks, verifier
 from metaplan.cli._io import Timer, note, say
+from metaplan.core.invariants import parse_checks, verifier
 from metaplan.core.plan import Plan, load
 from metaplan.core.rules import (
     BUILTIN_SPECS,
@@ -18,6 +18,7 @@ from metaplan.core.rules import (
     model_type_of,
 )
 from metaplan.files.jsonio import read_json
+from metaplan.passes.chaining import Pipeline, Trace
 from metaplan.passes.registry import (
     NORMALIZE,
     Settings,
@@ -25,7 +26,6 @@ from metaplan.passes.registry import (
     format_passes,
     parse_passes,
 )
-from metaplan.pipelines.chaining import Pipeline, Trace
 from metaplan.settings import FROM_PLAN
 
 __all__ = [

@@ -113,7 +113,7 @@ def diff(args: argparse.Namespace) -> int:
     exit_code = 0 if record.is_noop and not provenance else 1
     hashes = (a.content_hash, b.content_hash) if args.format in ("text", "html") else None
     if args.format == "html":
-        from metaplan.html.reports import diff_report
+        from metaplan.views.html.reports import diff_report
 
         page = diff_report(record, labels=labels, hashes=hashes, before=a, after=b, note=note,
                            provenance=provenance)

@@ -72,7 +72,7 @@ def merge(args: argparse.Namespace) -> int:
     chosen = _side(args)
     merged = merge_plans(base, ours, theirs, resolve=chosen)
     if args.format == "html":
-        from metaplan.html.checks import merge_report
+        from metaplan.views.html.checks import merge_report
 
         names = [json_name(path) for path in (args.base, args.ours, args.theirs)]
         output(args, merge_report(merged, labels=names).encode(),

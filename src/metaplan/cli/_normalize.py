@@ -25,7 +25,7 @@ def normalize(args: argparse.Namespace) -> int:
     text = run.timer.time("dump", lambda: dumps(plan))
     also = {args.record: dumps_records(records)} if args.record else {}
     if args.report:
-        from metaplan.html.runs import run_report
+        from metaplan.views.html.runs import run_report
 
         also[args.report] = run.timer.time("report", lambda: run_report(
             run.trace, source=json_name(args.plan), pipeline=run.pipeline.name,

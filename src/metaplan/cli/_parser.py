@@ -32,7 +32,7 @@ PASS_NAMES = ("strip-ep-sub-boundaries", "strip-external-state-boundaries",
 CHECK_NAMES = ("entry-object", "boundary-class", "class-key", "single-contract",
                "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
                "placement", "schema", "boundary-reading", "external-state", "shared-class")
-"""``metaplan.checks.invariants.CHECKS``, in its order."""
+"""``metaplan.core.invariants.CHECKS``, in its order."""
 
 PASS_LIST = ", ".join(PASS_NAMES)
 

@@ -7,7 +7,7 @@ import argparse
 from metaplan.cli._io import output
 from metaplan.cli._merge import print_conflicts
 from metaplan.core.plan import dumps, load
-from metaplan.pipelines.chaining import replay as replayed
+from metaplan.passes.chaining import replay as replayed
 from metaplan.records.algebra import invert as inverted
 from metaplan.records.codec import dumps_records, load_records
 from metaplan.versions.merging import rebase

@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from metaplan.checks.invariants import CHECKS, Note, Verification, Violation, verification
 from metaplan.cli._common import checks_from, settings_of
 from metaplan.cli._io import json_name, say, say_json, to_stdout
+from metaplan.core.invariants import CHECKS, Note, Verification, Violation, verification
 from metaplan.core.plan import load
 from metaplan.errors import InputError
 from metaplan.versions.folding import fold_findings
@@ -43,7 +43,7 @@ def verify(args: argparse.Namespace) -> int:
                          model_type=model_type, strict=args.strict)
     violations, notes = found.violations, found.notes
     if args.format == "html":
-        from metaplan.html.checks import verify_report
+        from metaplan.views.html.checks import verify_report
 
         to_stdout(verify_report(found, source=json_name(args.plan)).encode())
     elif args.format == "json":

@@ -2,7 +2,7 @@
 
 hyper-parallel's ``codegen`` emits code from a plan and reads it in a few
 fixed ways; this module reads it the same way, for the checks of
-:mod:`metaplan.checks.invariants` and the ``slim`` pass:
+:mod:`metaplan.core.invariants` and the ``slim`` pass:
 
 - :func:`is_boundary_entry`: which entries are boundaries
   (``plan/boundary_forms.is_boundary_entry``);

@@ -32,7 +32,7 @@ from pyrsistent import PMap, PVector, pmap, pvector
 
 from metaplan.core.digest import DigestState, Touched, derive, digest_all, hexdigest
 from metaplan.core.rules import model_type_of
-from metaplan.core.schema import check_entries, check_field, refuse_other_files, require_param_plan
+from metaplan.core.shape import check_entries, check_field, refuse_other_files, require_param_plan
 from metaplan.errors import PlanError, as_path, describe
 from metaplan.files.inputs import source_name
 from metaplan.files.jsonio import check_tree, decode_text, dumps_pretty, read_bytes, write_atomic
@@ -68,7 +68,7 @@ def frozen_field(name: str, raw: Any) -> Any:
 
     Equal entries of an FQN map are shared as one object (see
     :func:`~metaplan.frozen.interned`). No shape is checked here; see
-    :mod:`metaplan.core.schema` for what a plan file must hold.
+    :mod:`metaplan.core.shape` for what a plan file must hold.
     """
     if name in FQN_MAPS and type(raw) is dict:
         return pmap(interned(raw))
@@ -250,7 +250,7 @@ class Plan(Mapping[str, Any]):
     def from_json(cls, obj: Mapping[str, Any], *, source: str | None = None) -> Plan:
         """A plan from JSON-shaped data; the data is copied, never referenced.
 
-        The fields the passes read are checked as :mod:`metaplan.core.schema`
+        The fields the passes read are checked as :mod:`metaplan.core.shape`
         says (a :class:`~metaplan.errors.PlanError` names the path); entries
         are kept as they are (``is_boundary: 1`` included, which
         :func:`loads` refuses in a file). An object without ``param_plan`` is

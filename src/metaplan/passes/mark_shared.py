@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 from metaplan.core.plan import Plan
 from metaplan.frozen import JSONMap
-from metaplan.pipelines.makers import EditPass, keeping
-from metaplan.pipelines.steps import Contract
+from metaplan.passes.makers import EditPass, keeping
+from metaplan.passes.steps import Contract
 from metaplan.records.edit import Edit
 from metaplan.settings import RUN_INPUT, FromRun
 

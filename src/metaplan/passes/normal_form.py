@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 from metaplan.core.plan import Plan
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
+from metaplan.passes.chaining import Pipeline, Trace
 from metaplan.passes.registry import NORMALIZE, build_pipeline
-from metaplan.pipelines.chaining import Pipeline, Trace
 from metaplan.records.change import ChangeRecord
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 

@@ -22,11 +22,11 @@ from typing import NamedTuple
 
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry
 from metaplan.names import parse_names
+from metaplan.passes.chaining import Pass, Pipeline
 from metaplan.passes.mark_shared import mark_shared_class_boundaries
 from metaplan.passes.slimming import slim
 from metaplan.passes.strip_ep import strip_ep_sub_boundaries
 from metaplan.passes.strip_external import strip_external_state_boundaries
-from metaplan.pipelines.chaining import Pass, Pipeline
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 
 __all__ = ["NORMALIZE", "PASSES", "Settings", "build_pipeline", "format_passes", "parse_passes"]

@@ -50,8 +50,8 @@ from metaplan.core.emitter import (
 )
 from metaplan.core.plan import Plan
 from metaplan.frozen import canonical_bytes
-from metaplan.pipelines.chaining import Pass
-from metaplan.pipelines.makers import changes_pass, keeping
+from metaplan.passes.chaining import Pass
+from metaplan.passes.makers import changes_pass, keeping
 from metaplan.records.change import Change
 
 __all__ = [

@@ -35,8 +35,8 @@ from metaplan.core.rules import (
     rules_from_plan,
 )
 from metaplan.passes._edits import unboundary
-from metaplan.pipelines.makers import EditPass, keeping
-from metaplan.pipelines.steps import Contract
+from metaplan.passes.makers import EditPass, keeping
+from metaplan.passes.steps import Contract
 from metaplan.records.edit import Edit
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 

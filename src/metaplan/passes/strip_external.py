@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from metaplan.passes._edits import unboundary
-from metaplan.pipelines.makers import EditPass, keeping
-from metaplan.pipelines.steps import Contract
+from metaplan.passes.makers import EditPass, keeping
+from metaplan.passes.steps import Contract
 from metaplan.records.edit import Edit
 
 __all__ = ["StripExternalStateBoundaries", "strip_external_state_boundaries"]

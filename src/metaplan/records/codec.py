@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from metaplan.core.schema import check_value
+from metaplan.core.shape import check_value
 from metaplan.errors import InputError, describe
 from metaplan.files.inputs import source_name
 from metaplan.files.jsonio import MAX_DEPTH, dumps_pretty, parse_json, read_bytes, write_atomic

@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 from pyrsistent import PVector
 
 from metaplan.core.plan import FQN_MAPS, PatchedIndex, Plan
-from metaplan.core.schema import check_field
+from metaplan.core.shape import check_field
 from metaplan.errors import ConflictError, PlanError, as_path, format_path, parse_path
 from metaplan.files.jsonio import MAX_DEPTH
 from metaplan.frozen import (

@@ -24,7 +24,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from metaplan.core.plan import Plan, dumps
-from metaplan.pipelines.chaining import Pass, PassResult, Pipeline, pipeline
+from metaplan.passes.chaining import Pass, PassResult, Pipeline, pipeline
 
 __all__ = ["bracketings", "chained", "check_composition_laws"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metaplan.core.plan import Plan, dumps
-from metaplan.pipelines.chaining import Pass, replay
+from metaplan.passes.chaining import Pass, replay
 from metaplan.records.algebra import invert
 from metaplan.records.codec import dumps_records, loads_records
 from metaplan.records.edit import apply

@@ -6,7 +6,7 @@ records from its root), grows as rules run a built-in pass, a random edit,
 ``compose``, ``invert``, replay, ``diff`` + ``apply``, a JSON round trip
 and a three-way ``merge``; each rule draws *any* earlier state, so old
 versions keep being used. The model is an independent oracle: the seed
-transcribed (:mod:`metaplan.seed.oracle`) for the built-in stages, the drawn
+transcribed (:mod:`metaplan.passes.oracle`) for the built-in stages, the drawn
 edit made by hand on dicts for a random edit, and otherwise the record's
 changes made by hand on dicts (checking each old value). After every step,
 for every state ever made: its plan's bytes are what they were when it was
@@ -59,14 +59,14 @@ from hypothesis.stateful import (
 
 from metaplan.core.plan import Plan, dumps, loads
 from metaplan.core.rules import rules_from_plan
+from metaplan.passes.chaining import Pass, pipeline, replay
 from metaplan.passes.normal_form import normalize_pipeline
+from metaplan.passes.oracle import reference_normalize, reference_stage
 from metaplan.passes.slimming import slim
-from metaplan.pipelines.chaining import Pass, pipeline, replay
 from metaplan.records.algebra import compose, invert
 from metaplan.records.change import ChangeRecord
 from metaplan.records.codec import dumps_records, loads_records
 from metaplan.records.edit import apply
-from metaplan.seed.oracle import reference_normalize, reference_stage
 from metaplan.testing.laws import law
 from metaplan.testing.random_edits import (
     RECIPES,

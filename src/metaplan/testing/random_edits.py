@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from hypothesis import strategies as st
 
 from metaplan.frozen import MISSING, thaw
-from metaplan.pipelines.chaining import Pass, edit_pass
+from metaplan.passes.chaining import Pass, edit_pass
 from metaplan.records.change import Change, Path
 from metaplan.records.edit import Edit
 from metaplan.testing.strategies import CLASSES

@@ -1,4 +1,4 @@
-"""Plans that pass every check of :mod:`metaplan.checks.invariants`, and plans that break
+"""Plans that pass every check of :mod:`metaplan.core.invariants`, and plans that break
 exactly one (with the check and the path it must name)."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _sharded(param_plan: dict[str, Any]) -> list[str]:
 
 @st.composite
 def sound_plan_dicts(draw: st.DrawFn, *, max_layers: int = 4) -> dict[str, Any]:
-    """A plain-dict plan that passes every check of :func:`metaplan.checks.invariants.verify`.
+    """A plain-dict plan that passes every check of :func:`metaplan.core.invariants.verify`.
 
     Spec coverage included, with the built-in specs. Its boundaries are
     marked ``is_boundary: true`` or only by their contract (upstream's
@@ -142,8 +142,8 @@ VERIFY_CHECKS = ("entry-object", "boundary-class", "class-key", "single-contract
                  "injection-agreement", "spec-coverage", "non-empty", "frozen-sharded-params",
                  "placement", "schema")
 """The checks :func:`violating_plan_dicts` can break: every one of
-:data:`metaplan.checks.invariants.CHECKS` that a plan as frozen passes (all but the
-:data:`~metaplan.checks.invariants.NORMAL_FORM_CHECKS`)."""
+:data:`metaplan.core.invariants.CHECKS` that a plan as frozen passes (all but the
+:data:`~metaplan.core.invariants.NORMAL_FORM_CHECKS`)."""
 
 
 class ViolatingPlan(NamedTuple):

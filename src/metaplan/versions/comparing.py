@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from metaplan.core.plan import Plan
-from metaplan.pipelines.chaining import Pipeline, Trace
+from metaplan.passes.chaining import Pipeline, Trace
 from metaplan.records.change import ChangeRecord
 from metaplan.versions.diffing import diff
 

@@ -35,7 +35,7 @@ from metaplan.frozen import JSONMap, canonical_bytes, thaw
 from metaplan.records.change import Change, ChangeRecord
 
 if TYPE_CHECKING:
-    from metaplan.checks.invariants import Note, Violation
+    from metaplan.core.invariants import Note, Violation
 
 __all__ = ["FQN_FIELDS", "Finding", "Group", "Line", "Values", "fold_changes", "fold_findings",
            "group_to_json", "value_key"]
@@ -309,7 +309,7 @@ def _mention(fqn: str) -> re.Pattern[str]:
 def fold_findings(found: Iterable[Violation | Note]) -> list[Finding]:
     """Violations or notes alike but for their module folded into one, in first-seen order.
 
-    >>> from metaplan.checks.invariants import Violation
+    >>> from metaplan.core.invariants import Violation
     >>> found = fold_findings([Violation("c", ("param_plan", f"m.{i}", "k"), f"m.{i} is bad")
     ...                        for i in range(3)])
     >>> [(f.place, f.message, len(f.names)) for f in found]

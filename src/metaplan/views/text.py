@@ -55,7 +55,7 @@ from metaplan.versions.folding import Finding, Group, Values, fold_changes
 from metaplan.views.labels import PLAIN, TextStyle
 
 if TYPE_CHECKING:  # types only: a diff's text needs no pipeline and no merge
-    from metaplan.pipelines.chaining import Trace
+    from metaplan.passes.chaining import Trace
     from metaplan.versions.merging import Conflict
 
 __all__ = [
@@ -322,7 +322,7 @@ def finding_line(finding: Finding, *, note: bool = False) -> str:
     them.
 
     >>> from metaplan.versions.folding import fold_findings
-    >>> from metaplan.checks.invariants import Violation
+    >>> from metaplan.core.invariants import Violation
     >>> print(finding_line(*fold_findings(Violation("c", ("param_plan", f"m.{i}"), "bad")
     ...                                   for i in range(3, 61))))
     c: param_plan["m.{3..60}"]: bad  (58 modules)

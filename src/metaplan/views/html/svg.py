@@ -16,9 +16,9 @@ from typing import NamedTuple
 
 from metaplan.algorithms.braces import natural_key
 from metaplan.core.plan import Plan
-from metaplan.html.markup import text
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS
+from metaplan.views.html.markup import text
 from metaplan.views.text import plural
 
 __all__ = ["COLOURS", "NO_PICTURE", "STATES", "Cell", "grid_cells", "module_states",

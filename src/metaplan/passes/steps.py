@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from metaplan.core.plan import Plan
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.records.change import ChangeRecord
 
 __all__ = ["Contract", "Pass", "PassResult", "RunBound", "as_names", "bound_to",
@@ -75,7 +75,7 @@ class RunBound(Protocol):
 
 
 class Contract(NamedTuple):
-    """The :func:`~metaplan.checks.invariants.verify` checks a pass needs and keeps.
+    """The :func:`~metaplan.core.invariants.verify` checks a pass needs and keeps.
 
     - ``requires``: checks its input must pass;
     - ``ensures``: checks its result passes, whatever its input;

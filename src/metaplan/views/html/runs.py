@@ -13,18 +13,18 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from metaplan.checks.invariants import Verification, verification
+from metaplan.core.invariants import Verification, verification
 from metaplan.core.plan import Plan
-from metaplan.html.data import DATA_FORMAT
-from metaplan.html.groups import Budget
-from metaplan.html.history import History, history_groups
-from metaplan.html.layout import html_page
-from metaplan.html.markup import IdMaker, element, name_text, pattern_text, text
-from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
-from metaplan.html.svg import NO_PICTURE, picture_html
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS, fold_changes
+from metaplan.views.html.data import DATA_FORMAT
+from metaplan.views.html.groups import Budget
+from metaplan.views.html.history import History, history_groups
+from metaplan.views.html.layout import html_page
+from metaplan.views.html.markup import IdMaker, element, name_text, pattern_text, text
+from metaplan.views.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
+from metaplan.views.html.svg import NO_PICTURE, picture_html
 from metaplan.views.text import plural
 
 __all__ = ["history_html", "run_report", "verify_status"]
@@ -139,7 +139,7 @@ def run_report(trace: Trace, *, source: str = "PLAN", pipeline: str = "",
                check: Checker | None = verification, seconds: bool = False) -> str:
     """The run as one HTML page: passes, their folded changes, module histories, a picture.
 
-    ``check`` verifies each state (default: :func:`metaplan.checks.invariants.verification`'s
+    ``check`` verifies each state (default: :func:`metaplan.core.invariants.verification`'s
     default checks; ``None``: no column); ``seconds=True`` adds each pass's time (ms), so
     two runs no longer give the same bytes.
     """

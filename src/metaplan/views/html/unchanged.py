@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.plan import Plan
-from metaplan.html.groups import Budget, members_html
-from metaplan.html.markup import IdMaker, pattern_text, text
+from metaplan.views.html.groups import Budget, members_html
+from metaplan.views.html.markup import IdMaker, pattern_text, text
 from metaplan.views.text import plural
 
 __all__ = ["Alike", "alike_modules", "planned_as", "unchanged_html"]

@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, overload
 
-from metaplan.checks.invariants import CHECKS, parse_checks
+from metaplan.core.invariants import CHECKS, parse_checks
 from metaplan.core.plan import Plan
 from metaplan.names import closest
-from metaplan.pipelines.steps import Contract, PassResult, as_names, bound_to, continue_chain
+from metaplan.passes.steps import Contract, PassResult, as_names, bound_to, continue_chain
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.edit import Edit
 
@@ -42,7 +42,7 @@ class EditPass:
     """Base for passes that make their changes through an :class:`~metaplan.records.edit.Edit`.
 
     A subclass sets ``name``, implements :meth:`edit`, and may declare its
-    :class:`~metaplan.pipelines.steps.Contract` as ``contract``.
+    :class:`~metaplan.passes.steps.Contract` as ``contract``.
     """
 
     name: ClassVar[str] = "pass"
@@ -187,7 +187,7 @@ def edit_pass(name: str, *, requires: str | Iterable[str] = (),
 
     The function makes its changes through the :class:`~metaplan.records.edit.Edit`
     it is given. ``requires`` / ``ensures`` / ``preserves`` name the
-    :func:`~metaplan.checks.invariants.verify` checks of its contract.
+    :func:`~metaplan.core.invariants.verify` checks of its contract.
     """
     return _maker(name, False, _contract(requires, ensures, preserves, "edit_pass"))
 

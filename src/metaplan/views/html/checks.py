@@ -9,16 +9,16 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.checks.invariants import Verification
+from metaplan.core.invariants import Verification
 from metaplan.errors import format_path, key_path
 from metaplan.frozen import MISSING, shorten, thaw
-from metaplan.html.data import DATA_FORMAT
-from metaplan.html.groups import Budget
-from metaplan.html.layout import html_page
-from metaplan.html.markup import IdMaker, name_text, text
-from metaplan.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
 from metaplan.versions.folding import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
 from metaplan.versions.merging import Conflict, MergeResult
+from metaplan.views.html.data import DATA_FORMAT
+from metaplan.views.html.groups import Budget
+from metaplan.views.html.layout import html_page
+from metaplan.views.html.markup import IdMaker, name_text, text
+from metaplan.views.html.reports import MEMBER_BUDGET, records_data, section_html, sections_html
 from metaplan.views.text import plural
 
 __all__ = ["fold_conflicts", "merge_report", "verify_report"]

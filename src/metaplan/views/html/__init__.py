@@ -5,11 +5,11 @@ same bytes for the same input (the run report's times are left out unless
 asked for).
 """
 
-from metaplan.html.checks import merge_report, verify_report
-from metaplan.html.data import DATA_FORMAT, read_report_data
-from metaplan.html.notebook import mimebundle
-from metaplan.html.reports import diff_report
-from metaplan.html.runs import run_report
+from metaplan.views.html.checks import merge_report, verify_report
+from metaplan.views.html.data import DATA_FORMAT, read_report_data
+from metaplan.views.html.notebook import mimebundle
+from metaplan.views.html.reports import diff_report
+from metaplan.views.html.runs import run_report
 
 __all__ = ["DATA_FORMAT", "diff_report", "merge_report", "mimebundle", "read_report_data",
            "run_report", "verify_report"]

@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from metaplan.checks.invariants import Verification
+from metaplan.core.invariants import Verification
 from metaplan.core.plan import Plan
-from metaplan.html.checks import fold_conflicts
-from metaplan.html.groups import summary_html
-from metaplan.html.layout import html_fragment
-from metaplan.html.markup import name_text, pattern_text, text
-from metaplan.html.runs import verify_status
-from metaplan.html.unchanged import Alike, alike_modules, planned_as
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.records.change import ChangeRecord
 from metaplan.versions.folding import Group, fold_changes, fold_findings, group_to_json
 from metaplan.versions.merging import MergeResult
+from metaplan.views.html.checks import fold_conflicts
+from metaplan.views.html.groups import summary_html
+from metaplan.views.html.layout import html_fragment
+from metaplan.views.html.markup import name_text, pattern_text, text
+from metaplan.views.html.runs import verify_status
+from metaplan.views.html.unchanged import Alike, alike_modules, planned_as
 from metaplan.views.text import (
     finding_line,
     format_conflicts,

@@ -2,7 +2,7 @@
 
 Each is a function of its result (a record, a verification, a merge), so
 the same input gives the same bytes. The run report is in
-:mod:`metaplan.html.runs`.
+:mod:`metaplan.views.html.runs`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import Any
 
 from metaplan.core.plan import Plan
 from metaplan.errors import key_path
-from metaplan.html.data import DATA_FORMAT
-from metaplan.html.groups import Budget, render_groups
-from metaplan.html.layout import html_page
-from metaplan.html.markup import IdMaker, element, name_text, text
-from metaplan.html.svg import module_states, picture_html
-from metaplan.html.unchanged import unchanged_html
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records
 from metaplan.versions.folding import Group, fold_changes
+from metaplan.views.html.data import DATA_FORMAT
+from metaplan.views.html.groups import Budget, render_groups
+from metaplan.views.html.layout import html_page
+from metaplan.views.html.markup import IdMaker, element, name_text, text
+from metaplan.views.html.svg import module_states, picture_html
+from metaplan.views.html.unchanged import unchanged_html
 from metaplan.views.text import change_line, format_folded, plural
 
 __all__ = ["MEMBER_BUDGET", "RECORD_LIMIT", "diff_report", "records_data", "section_html",

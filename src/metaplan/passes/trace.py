@@ -1,6 +1,6 @@
 """Traces: every state of one run (input first) and the record of every pass.
 
-A :class:`Trace` is what :func:`metaplan.pipelines.chaining.run` returns, and what a
+A :class:`Trace` is what :func:`metaplan.passes.chaining.run` returns, and what a
 chain of passes carries along (``PassResult.trace``): the states can be
 compared, searched (:meth:`Trace.first`, :meth:`Trace.bisect`) and
 explained (:meth:`Trace.explain`), and the records replayed.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from metaplan.checks.invariants import Verifier
+from metaplan.core.invariants import Verifier
 from metaplan.core.plan import Plan
 from metaplan.records.algebra import compose
 from metaplan.records.change import Change, ChangeRecord

@@ -2,7 +2,7 @@
 modules with the same history folded into one brace pattern.
 
 >>> from metaplan.records.change import Change, ChangeRecord
->>> from metaplan.pipelines.trace import Trace
+>>> from metaplan.passes.trace import Trace
 >>> from metaplan.core.plan import Plan
 >>> plan = Plan.from_json({"param_plan": {}})
 >>> record = ChangeRecord("strip", plan, plan, [
@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.errors import key_path
-from metaplan.pipelines.trace import Trace
+from metaplan.passes.trace import Trace
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS, value_key
 from metaplan.views.text import change_line

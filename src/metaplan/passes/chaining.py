@@ -3,7 +3,7 @@
 A pass never mutates its input and returns the input plan itself when it
 changes nothing. A :class:`Pipeline` is an immutable tuple of passes that
 holds no plan: built once, it runs on any input, giving a
-:class:`~metaplan.pipelines.trace.Trace` of every state (input first) and every
+:class:`~metaplan.passes.trace.Trace` of every state (input first) and every
 record, which can be replayed, searched and explained.
 
 Composition is associative: a pipeline used as a pass runs as its passes
@@ -26,7 +26,7 @@ True
 
 A pass that needs the run's input (the shared-class stage reads the class
 map as it was before any pass ran) implements ``for_run(input) -> Pass``
-(:class:`~metaplan.pipelines.steps.RunBound`): the runner calls it when a run starts.
+(:class:`~metaplan.passes.steps.RunBound`): the runner calls it when a run starts.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from metaplan.checks.invariants import verify
+from metaplan.core.invariants import verify
 from metaplan.core.plan import Plan
 from metaplan.errors import ContractError, PassError, VerificationError
 from metaplan.frozen import paused_gc
-from metaplan.pipelines.makers import (
+from metaplan.passes.makers import (
     ChangesPass,
     EditPass,
     FunctionPass,
@@ -48,7 +48,7 @@ from metaplan.pipelines.makers import (
     contract_of,
     edit_pass,
 )
-from metaplan.pipelines.steps import (
+from metaplan.passes.steps import (
     Contract,
     Pass,
     PassResult,
@@ -57,7 +57,7 @@ from metaplan.pipelines.steps import (
     plan_of,
     trace_of,
 )
-from metaplan.pipelines.trace import Trace, Verifier, replay
+from metaplan.passes.trace import Trace, Verifier, replay
 from metaplan.records.algebra import compose
 from metaplan.records.change import ChangeRecord
 
@@ -153,7 +153,7 @@ def run(passes: Sequence[Pass], plan: Plan | PassResult, *,
     With ``verifiers``, the input and every pass's result are checked; the
     first violation stops the run with a :class:`VerificationError` naming
     the pass whose result failed (as MLIR's verifier does). With
-    ``contracts``, each pass's :class:`~metaplan.pipelines.steps.Contract` is checked
+    ``contracts``, each pass's :class:`~metaplan.passes.steps.Contract` is checked
     around it, and the first broken one stops the run with a
     :class:`~metaplan.errors.ContractError`.
     """

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.html.markup import IdMaker, pattern_text, text
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.versions.folding import FQN_FIELDS, Group, group_to_json
+from metaplan.views.html.markup import IdMaker, pattern_text, text
 from metaplan.views.text import group_lines, plural, values_text
 
 __all__ = ["MEMBER_ROWS", "Budget", "changes_by_module", "group_html", "member_rows",
@@ -154,7 +154,7 @@ def _why(group: Group, by_module: Mapping[str, list[Change]], top: Sequence[Chan
 def render_groups(groups: Sequence[Group], ids: IdMaker, budget: Budget, *,
                   record: ChangeRecord | None = None, pass_name: str | None = None,
                   rows: int = MEMBER_ROWS) -> tuple[str, dict[str, dict[str, Any]]]:
-    """The groups' HTML and their data (``{id: group}``, see :mod:`metaplan.html.data`).
+    """The groups' HTML and their data (``{id: group}``, see :mod:`metaplan.views.html.data`).
 
     With ``record``, each group says why (its changes' reasons, folded).
     """

@@ -1,6 +1,6 @@
 """The page around a report's sections: one self-contained HTML file, or a fragment.
 
-A page holds its style, its data (:func:`metaplan.html.data.data_script`)
+A page holds its style, its data (:func:`metaplan.views.html.data.data_script`)
 and its script inline and fetches nothing: it reads from ``file://``, a CI
 artifact server or a mail attachment, and with no script or style at all
 (under ``Content-Security-Policy: sandbox; default-src 'none'``). A
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from metaplan.html.assets import SCRIPT, STYLE
-from metaplan.html.data import DATA_ID, data_script
-from metaplan.html.markup import element, text
 from metaplan.version import __version__
+from metaplan.views.html.assets import SCRIPT, STYLE
+from metaplan.views.html.data import DATA_ID, data_script
+from metaplan.views.html.markup import element, text
 
 __all__ = ["FRAGMENT_STYLE", "controls", "html_fragment", "html_page"]
 
@@ -56,7 +56,7 @@ def html_page(title: str, body: str, data: dict[str, Any], *,
              "nothing; it reads without script or style. Its data (the groups, and the records "
              f'when they fit) is the JSON in the element <code>script#{DATA_ID}</code>, format '
              f"<code>{text(str(data.get('format', '')))}</code>: "
-             "<code>metaplan.html.read_report_data</code> reads it back.")
+             "<code>metaplan.views.html.read_report_data</code> reads it back.")
     return ("<!DOCTYPE html>\n"
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
