@@ -219,3 +219,16 @@ def test_sets_of_one_array_are_judged_one_by_one_where_they_add_or_remove_no_ite
         rebased = rebase(_plan(tags=[item(three)], o=1), [record])
         assert [c.to_json() for c in rebased.conflicts] == [
             {"path": list(path), "base": one, "ours": three, "theirs": two}], path
+
+
+def test_equal_copies_added_at_the_two_ends_settle_to_the_side_chosen() -> None:
+    """Both sides add one item, equal in both, at different places: told apart by place."""
+    a, b, n = {"match": "a"}, {"match": "b"}, {"match": "n"}
+    base, front, back = _plan(x=[a, b]), _plan(x=[n, a, b]), _plan(x=[a, b, n])
+    for ours, theirs in ((front, back), (back, front)):
+        merged = merge(base, ours, theirs)
+        assert [c.to_json() for c in merged.conflicts] == [
+            {"path": ["x", 0], "base": [], "ours": [n], "theirs": [n]}]
+        assert merge(base, ours, theirs, resolve="ours").plan == ours
+        assert merge(base, ours, theirs, resolve="theirs").plan == theirs
+        assert merge(base, ours, theirs, resolve="base").plan == base

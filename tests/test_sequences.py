@@ -242,7 +242,10 @@ def assert_symmetric(mine: sequences.ItemMerge, swapped: sequences.ItemMerge) ->
         assert (one.kind, one.base_span, one.base) == (other.kind, other.base_span, other.base)
         assert (one.ours, one.theirs) == (other.theirs, other.ours)
         assert (one.ours_span, one.theirs_span) == (other.theirs_span, other.ours_span)
-        if one.kind != "duplicate":  # a duplicate's two copies are both in merged already
+        if one.kind == "duplicate":  # both copies are in merged: each side's span is its own
+            assert mine.merged[one.merged_span[0]] == one.ours[0]
+            assert swapped.merged[other.merged_span[0]] == other.ours[0]
+        else:
             rebuilt += mine.merged[at:one.merged_span[0]] + one.theirs
             at = one.merged_span[1]
     assert rebuilt + mine.merged[at:] == swapped.merged
@@ -314,7 +317,7 @@ def test_merge3_by_identity_merges_items_and_reports_real_conflicts() -> None:
 
     twice = merge3(base, [{"match": "s"}, *base], [*base, {"match": "s"}], key=match)
     assert [(c.kind, c.ours_span, c.theirs_span, c.merged_span) for c in twice.conflicts] == [
-        ("duplicate", (0, 1), (3, 4), (4, 5))]
+        ("duplicate", (0, 1), (3, 4), (0, 1))]  # merged_span: ours' copy
     assert len(twice.merged) == 5
 
 

@@ -130,7 +130,8 @@ class ItemConflict(NamedTuple):
     sides added an item of one identity, at different places, so ``merged``
     holds both; ``base_span`` runs between the two places, ``base`` is empty).
     ``merged_span`` is where ours' content sits in the merged list (for a
-    duplicate, the later copy).
+    duplicate, ours' copy; ``theirs_copy`` is where theirs' sits, and ``None``
+    for the other kinds).
     """
 
     kind: str
@@ -141,6 +142,7 @@ class ItemConflict(NamedTuple):
     base: list[Any]
     ours: list[Any]
     theirs: list[Any]
+    theirs_copy: int | None = None
 
 
 class ItemMerge(NamedTuple):
@@ -582,6 +584,7 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
     merged: list[Any] = []
     conflicts: list[ItemConflict] = []
     shift = [0, 0]  # how much longer each side is than base, before the current cluster
+    placed: dict[tuple[int, int], int] = {}  # (side, its index) -> merged index, hunks' items
     at = 0
     for cluster in _clusters(*sides):
         start = min(h.a_start for _, h in cluster)
@@ -598,8 +601,10 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
         theirs_part = list(theirs[spans[1][0]:spans[1][1]])
         here = len(merged)
         if {s for s, _ in cluster} == {1}:
+            placed.update(((1, spans[1][0] + i), here + i) for i in range(len(theirs_part)))
             merged.extend(theirs_part)
             continue
+        placed.update(((0, spans[0][0] + i), here + i) for i in range(len(ours_part)))
         merged.extend(ours_part)
         if {s for s, _ in cluster} == {0} or _alike(ours_part, theirs_part, canon):
             continue
@@ -609,7 +614,7 @@ def merge3(base: Sequence[Any], ours: Sequence[Any], theirs: Sequence[Any], *,
                                   theirs_part))
     merged.extend(base[at:])
     if key is not None:
-        conflicts.extend(_duplicates(merged, conflicts, ours, theirs, sides, key))
+        conflicts.extend(_duplicates(merged, conflicts, ours, theirs, sides, key, placed))
     return ItemMerge(merged, conflicts)
 
 
@@ -656,10 +661,11 @@ def _clusters(ours: list[Hunk], theirs: list[Hunk]) -> list[list[tuple[int, Hunk
 
 
 def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence[Any],
-                theirs: Sequence[Any], sides: tuple[list[Hunk], list[Hunk]], key: ItemKey
-                ) -> list[ItemConflict]:
+                theirs: Sequence[Any], sides: tuple[list[Hunk], list[Hunk]], key: ItemKey,
+                placed: dict[tuple[int, int], int]) -> list[ItemConflict]:
     """With ``key``: identities that merged changes hold more often than ours or theirs
-    does, because both sides added them, each at its own place.
+    does, because both sides added them, each at its own place (``placed``: where each
+    side's added items sit in ``merged``).
 
     Conflicting regions are left out of the count (they hold ours' side only).
     """
@@ -678,12 +684,15 @@ def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence
         mine, other = _added_span(ours, sides[0], k, key), _added_span(theirs, sides[1], k, key)
         if mine is None or other is None:
             continue
-        second = [at for at, found in keys.items() if found == k][1]
+        mine_at, other_at = placed.get((0, mine[1][0])), placed.get((1, other[1][0]))
+        if mine_at is None or other_at is None or not {mine_at, other_at} <= keys.keys():
+            copies = [at for at, found in keys.items() if found == k]  # in merged order
+            mine_at, other_at = copies[:2] if mine[0] < other[0] else copies[1::-1]
         points = sorted((mine[0], other[0]))
         out.append(ItemConflict("duplicate", (points[0], points[1]), mine[1], other[1],
-                            (second, second + 1), [], [ours[mine[1][0]]],
-                            [theirs[other[1][0]]]))
-    return sorted(out, key=lambda conflict: conflict.merged_span)
+                            (mine_at, mine_at + 1), [], [ours[mine[1][0]]],
+                            [theirs[other[1][0]]], other_at))
+    return sorted(out, key=lambda c: max(c.merged_span[0], c.theirs_copy or 0))  # later copy
 
 
 def _counts(keys: Iterable[Hashable | None]) -> dict[Hashable | None, int]:

@@ -245,7 +245,7 @@ def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
         if side is None:
             conflicts.append(conflict)
         elif clash.kind == "duplicate":
-            splices += _settle_duplicate(merged, start, clash.ours[0], side)
+            splices += _settle_duplicate(start, clash.theirs_copy, side)
         else:
             splices.append((start, end, list(getattr(clash, side))))
     for start, end, items in sorted(splices, key=lambda splice: splice[0], reverse=True):
@@ -253,16 +253,15 @@ def _merge_arrays(path: Path, base: Sequence[Any], ours: Sequence[Any],
     return merged
 
 
-def _settle_duplicate(merged: list[Any], later: int, mine: Any, side: Side
+def _settle_duplicate(mine: int, other: int | None, side: Side
                       ) -> list[tuple[int, int, list[Any]]]:
-    """The splices that keep ``side``'s copy of an item both sides added (at ``later``
-    and at the earlier place of its identity), or neither for the base."""
-    key = item_identity(merged[later])
-    earlier = next(at for at in range(later) if item_identity(merged[at]) == key)
+    """The splices that keep ``side``'s copy of an item both sides added (ours' at ``mine``,
+    theirs' at ``other``), or neither for the base: told apart by place, since the two
+    copies may be equal."""
+    assert other is not None, "a duplicate says where theirs' copy is"
     if side == "base":
-        return [(earlier, earlier + 1, []), (later, later + 1, [])]
-    ours_first = json_equal(merged[earlier], mine) and not json_equal(merged[later], mine)
-    drop = later if (side == "ours") == ours_first else earlier
+        return [(mine, mine + 1, []), (other, other + 1, [])]
+    drop = other if side == "ours" else mine
     return [(drop, drop + 1, [])]
 
 
