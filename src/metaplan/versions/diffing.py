@@ -84,19 +84,8 @@ class _Walk:
         keys = [key for key, old in xi.items() if get(key, MISSING) is not old]
         if len(yi) != len(xi) - len(keys) or keys:
             keys += yi.keys() - xi.keys()
-        value, entries, getx = self.value, self.entries, xi.get
-        append, why = self.out.append, self.why
-        for key in sorted(keys):  # value()'s common cases inlined: a map of 15,000 modules
-            old, new = getx(key, MISSING), get(key, MISSING)
-            if new is MISSING and old is not MISSING:
-                append(_new_change(("remove", (*path, key), _frozen(old), None, why)))
-            elif old is MISSING and new is not MISSING:
-                append(_new_change(("add", (*path, key), None, _frozen(new), why)))
-            elif type(old) is JSONMap and type(new) is JSONMap:
-                if old._data is not new._data and old.canonical() != new.canonical():
-                    entries(old, new, (*path, key))
-            else:
-                value(old, new, (*path, key))
+        for key in sorted(keys):
+            self.value(xi.get(key, MISSING), yi.get(key, MISSING), (*path, key))
 
     def value(self, old: Any, new: Any, here: Path) -> None:
         out, why = self.out, self.why
