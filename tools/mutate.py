@@ -84,17 +84,18 @@ TARGETS: dict[str, tuple[str, ...]] = {
     # issue 23: the modules measured outside the list above
     "core/digest.py": ("test_digest.py", "test_golden.py"),
     "versions/merging.py": ("test_merge_edges.py", "test_merge_gaps.py", "test_merge.py"),
-    "versions/folding.py": ("test_fold.py", "test_verify_fold.py"),
+    "versions/folding.py": ("test_folding_edges.py", "test_fold.py", "test_verify_fold.py"),
     "versions/ignoring.py": ("test_ignoring.py", "test_cli_versions.py", "test_provenance.py"),
     "algorithms/braces.py": ("test_braces.py", "test_patterns.py", "test_braces_edges.py"),
-    "algorithms/sequences.py": ("test_sequences.py",),
-    "files/inputs.py": ("test_files_gaps.py", "test_reliability.py", "test_jsonio.py"),
+    "algorithms/sequences.py": ("test_sequences_edges.py", "test_sequences.py"),
+    "files/inputs.py": ("test_files_edges.py", "test_files_gaps.py", "test_reliability.py",
+                        "test_jsonio.py"),
     "files/outputs.py": ("test_files_gaps.py", "test_reliability.py", "test_guarantees.py"),
     "files/jsonio.py": ("test_jsonio.py", "test_streaming.py"),
     "files/streaming.py": ("test_streaming.py",),
     "files/packing.py": ("test_side_by_side.py",),
     "files/side_by_side.py": ("test_side_by_side.py",),
-    "views/text.py": ("test_report.py", "test_fold.py"),
+    "views/text.py": ("test_text_edges.py", "test_report.py", "test_fold.py"),
 }
 """The modules issues 11 and 23 name, and the tests each one's mutants run against."""
 
