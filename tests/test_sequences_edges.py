@@ -616,47 +616,26 @@ def _first_copy_in_a_conflict() -> tuple[list[Any], list[Any], list[Any]]:
 
 
 @pytest.mark.parametrize("swap", [False, True])
-def test_a_duplicate_whose_first_copy_conflicts_points_at_clean_copies(swap: bool) -> None:
+def test_a_duplicate_whose_first_copy_conflicts_points_at_each_sides_clean_copy(swap: bool
+                                                                              ) -> None:
+    """Each side's first copy that merged cleanly: ours' ``k2`` (at merged 6, added at base
+    point 4) and theirs' ``k3`` (at 2, point 2); the copies inside the conflict are not it."""
     base, ours, theirs = _first_copy_in_a_conflict()
     if swap:
         ours, theirs = theirs, ours
     result = merge3(base, ours, theirs, key=match)
     hunk, duplicate = result.conflicts
     assert (hunk.kind, hunk.merged_span) == ("hunk", (0, 1))
-    assert (duplicate.kind, duplicate.base_span, duplicate.base) == ("duplicate", (0, 2), [])
+    assert (duplicate.kind, duplicate.base_span, duplicate.base) == ("duplicate", (2, 4), [])
     assert duplicate.theirs_copy is not None
-    at = duplicate.merged_span[0], duplicate.theirs_copy
-    assert at[0] != at[1] and 0 not in at
-    assert duplicate.merged_span == (at[0], at[0] + 1)
-    assert [result.merged[i]["match"] for i in at] == ["k", "k"]
-    assert sorted(at) == [2, 4]  # the first two clean copies
-
-
-FIRST_COPY_CONFLICTS = "when one side's first copy of an identity is in a conflict, the fallback "
-"(the first two clean copies in merged order) need not be the duplicate's own two copies"
-
-
-@pytest.mark.xfail(strict=True, reason=FIRST_COPY_CONFLICTS)
-@pytest.mark.parametrize("swap", [False, True])
-def test_a_duplicates_merged_span_holds_ours_copy(swap: bool) -> None:
-    base, ours, theirs = _first_copy_in_a_conflict()
-    if swap:
-        ours, theirs = theirs, ours
-    result = merge3(base, ours, theirs, key=match)
-    duplicate = result.conflicts[1]
     assert result.merged[duplicate.merged_span[0]] == duplicate.ours[0]
-
-
-@pytest.mark.xfail(strict=True, reason=FIRST_COPY_CONFLICTS)
-@pytest.mark.parametrize("swap", [False, True])
-def test_a_duplicates_theirs_copy_holds_theirs_copy(swap: bool) -> None:
-    base, ours, theirs = _first_copy_in_a_conflict()
-    if swap:
-        ours, theirs = theirs, ours
-    result = merge3(base, ours, theirs, key=match)
-    duplicate = result.conflicts[1]
-    assert duplicate.theirs_copy is not None
     assert result.merged[duplicate.theirs_copy] == duplicate.theirs[0]
+    assert duplicate.merged_span[1] == duplicate.merged_span[0] + 1
+    at = duplicate.merged_span[0], duplicate.theirs_copy
+    assert at == ((6, 2) if not swap else (2, 6))
+    assert [v for _, v in sorted((i, result.merged[i]["v"]) for i in at)] == [3, 2]
+    assert ours[duplicate.ours_span[0]] == duplicate.ours[0]
+    assert theirs[duplicate.theirs_span[0]] == duplicate.theirs[0]
 
 
 def test_theirs_copy_when_ours_conflicting_copy_and_theirs_start_at_one_point() -> None:
@@ -666,10 +645,11 @@ def test_theirs_copy_when_ours_conflicting_copy_and_theirs_start_at_one_point() 
     assert result.merged == [k3, k1, d, k4, e, k2]
     hunk, duplicate = result.conflicts
     assert (hunk.kind, hunk.merged_span) == ("hunk", (1, 2))
+    # ours' clean copy is k2 (k1 is in the conflict); theirs' first is k3
     assert (duplicate.kind, duplicate.base_span, duplicate.ours, duplicate.theirs) == (
-        "duplicate", (0, 0), [k1], [k3])
+        "duplicate", (0, 5), [k2], [k3])
     assert duplicate.theirs_copy == 0 and result.merged[0] == duplicate.theirs[0]
-    assert duplicate.merged_span == (3, 4)  # a clean copy of k, not ours' conflicting one
+    assert duplicate.merged_span == (5, 6) and result.merged[5] == duplicate.ours[0]
 
 
 def test_a_copy_next_to_a_conflict_still_counts() -> None:

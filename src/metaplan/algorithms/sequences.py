@@ -530,7 +530,7 @@ def _entry(previous: list[int], d: int, k: int) -> tuple[int, bool]:
     """Where step ``d`` enters diagonal ``k``: x after one move, and whether it moved down.
 
     ``previous[j + d]`` is step ``d - 1``'s frontier on diagonal ``j``; the move
-    comes from the neighbour diagonal that reached further (down on a tie).
+    comes from the neighbour diagonal that reached further (right on a tie).
     """
     if d == 0:
         return 0, True
@@ -681,17 +681,18 @@ def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence
     for k, times in counts[0].items():
         if k is None or times <= max(counts[1].get(k, 0), counts[2].get(k, 0)):
             continue
-        mine, other = _added_span(ours, sides[0], k, key), _added_span(theirs, sides[1], k, key)
+        mine = _added_copy(ours, sides[0], k, key, placed, 0, keys)
+        other = _added_copy(theirs, sides[1], k, key, placed, 1, keys)
         if mine is None or other is None:
             continue
-        mine_at, other_at = placed.get((0, mine[1][0])), placed.get((1, other[1][0]))
+        mine_at, other_at = placed.get((0, mine[1])), placed.get((1, other[1]))
         if mine_at is None or other_at is None or not {mine_at, other_at} <= keys.keys():
             copies = [at for at, found in keys.items() if found == k]  # in merged order
             mine_at, other_at = copies[:2] if mine[0] < other[0] else copies[1::-1]
         points = sorted((mine[0], other[0]))
-        out.append(ItemConflict("duplicate", (points[0], points[1]), mine[1], other[1],
-                            (mine_at, mine_at + 1), [], [ours[mine[1][0]]],
-                            [theirs[other[1][0]]], other_at))
+        out.append(ItemConflict("duplicate", (points[0], points[1]), (mine[1], mine[1] + 1),
+                                (other[1], other[1] + 1), (mine_at, mine_at + 1), [],
+                                [ours[mine[1]]], [theirs[other[1]]], other_at))
     return sorted(out, key=lambda c: max(c.merged_span[0], c.theirs_copy or 0))  # later copy
 
 
@@ -702,11 +703,19 @@ def _counts(keys: Iterable[Hashable | None]) -> dict[Hashable | None, int]:
     return counts
 
 
-def _added_span(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: ItemKey
-                ) -> tuple[int, tuple[int, int]] | None:
-    """Where a side added the item of identity ``k``: its base point and its span."""
+def _added_copy(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: ItemKey,
+                placed: dict[tuple[int, int], int], which: int, clean: Mapping[int, Any]
+                ) -> tuple[int, int] | None:
+    """Where a side added an item of identity ``k``: its base point and its index in the
+    side; the first copy that merged cleanly (its place in ``merged`` is among ``clean``),
+    else the first copy, else ``None``."""
+    first = None
     for hunk in side_hunks:
+        if hunk.matched:
+            continue
         for j in range(hunk.b_start, hunk.b_end):
-            if not hunk.matched and key(side[j]) == k:
-                return hunk.a_start, (j, j + 1)
-    return None
+            if key(side[j]) == k:
+                if placed.get((which, j)) in clean:
+                    return hunk.a_start, j
+                first = first or (hunk.a_start, j)
+    return first
