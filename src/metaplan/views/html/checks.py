@@ -10,8 +10,8 @@ from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.invariants import Verification
-from metaplan.errors import format_path, key_path
 from metaplan.frozen import MISSING, shorten, thaw
+from metaplan.paths import format_path, key_path
 from metaplan.versions.folding import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
 from metaplan.versions.merging import Conflict, MergeResult
 from metaplan.views.html.data import DATA_FORMAT

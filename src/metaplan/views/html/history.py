@@ -19,8 +19,8 @@ from collections.abc import Hashable
 from typing import NamedTuple
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.errors import key_path
 from metaplan.passes.trace import Trace
+from metaplan.paths import key_path
 from metaplan.records.change import Change
 from metaplan.versions.folding import FQN_FIELDS, value_key
 from metaplan.views.text import change_line
