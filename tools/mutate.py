@@ -79,6 +79,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "versions/diffing.py": ("test_diff*.py",),
     "paths.py": ("test_paths.py", "test_patch.py", "test_change.py"),
     "core/rules/models.py": ("test_rules.py", "test_strip_ep.py"),
+    "core/rules/checking.py": ("test_rules.py", "test_strip_ep.py"),
     "core/rules/specs.py": ("test_rules.py", "test_strip_ep.py"),
     "core/rules/builtin.py": ("test_rules.py", "test_strip_ep.py"),
     "core/rules/reading.py": ("test_rules.py", "test_strip_ep.py"),

@@ -14,18 +14,20 @@ it (:func:`model_type_of`): its ``model_type``, else ``model_class``, else
 >>> BUILTIN_SPECS.canonical_model_type("Qwen3MoeForCausalLM")
 'qwen3_moe'
 
-Four modules, one job each: :mod:`~metaplan.core.rules.models` (a plan's model
-type), :mod:`~metaplan.core.rules.specs` (the rule and spec types and the
-registry), :mod:`~metaplan.core.rules.builtin` (upstream's archetypes) and
-:mod:`~metaplan.core.rules.reading` (rules and specs from JSON and from a plan).
+Five modules, one job each: :mod:`~metaplan.core.rules.models` (a plan's model
+type), :mod:`~metaplan.core.rules.checking` (the field checks, each error saying
+where), :mod:`~metaplan.core.rules.specs` (the rule and spec types and the
+registry, each with its JSON form), :mod:`~metaplan.core.rules.builtin`
+(upstream's archetypes) and :mod:`~metaplan.core.rules.reading` (rules and
+specs from files and from a plan).
 """
 
 from __future__ import annotations
 
 from metaplan.core.rules.builtin import BUILTIN_ALIASES, BUILTIN_SPECS
+from metaplan.core.rules.checking import check_pattern
 from metaplan.core.rules.models import MODEL_TYPE_FIELDS, ModelType, model_key, model_type_of
 from metaplan.core.rules.reading import (
-    check_pattern,
     check_plan_rules,
     load_rules,
     load_specs,
