@@ -31,9 +31,13 @@ from metaplan.core.rules.reading import (
     check_plan_rules,
     load_rules,
     load_specs,
+    rule_from_json,
+    rules_from_json,
     rules_from_plan,
+    spec_from_json,
+    specs_from_json,
 )
-from metaplan.core.rules.specs import InlineRule, SpecRegistry, StrategySpec
+from metaplan.core.rules.specs import InlineRule, SpecRegistry, StrategySpec, aliases_from_json
 
 __all__ = [
     "BUILTIN_ALIASES",
@@ -43,11 +47,16 @@ __all__ = [
     "ModelType",
     "SpecRegistry",
     "StrategySpec",
+    "aliases_from_json",
     "check_pattern",
     "check_plan_rules",
     "load_rules",
     "load_specs",
     "model_key",
     "model_type_of",
+    "rule_from_json",
+    "rules_from_json",
     "rules_from_plan",
+    "spec_from_json",
+    "specs_from_json",
 ]
