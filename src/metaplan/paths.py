@@ -20,7 +20,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["format_path", "key_path", "pointer", "split_path"]
+__all__ = ["FQN_MAPS", "format_path", "key_path", "pointer", "split_path"]
+
+FQN_MAPS = ("param_plan", "boundary_classes")
+"""The plan's fields keyed by module FQN: a path's second step there is a module's name."""
 
 
 def format_path(path: Sequence[Any]) -> str:
@@ -38,8 +41,7 @@ def format_path(path: Sequence[Any]) -> str:
     """
     if not path:
         return "<root>"
-    fqn_map = path[0] in ("param_plan", "boundary_classes")
-    return key_path(path, quoted=(1,) if fqn_map else ())
+    return key_path(path, quoted=(1,) if path[0] in FQN_MAPS else ())
 
 
 def key_path(path: Sequence[Any], *, quoted: Sequence[int] = ()) -> str:
