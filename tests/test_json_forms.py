@@ -99,3 +99,24 @@ def test_readers_say_where_a_bad_value_is() -> None:
                                          "changes": [{"op": "move"}]})
     with pytest.raises(InputError, match=r"^change: a change is an object, found an array$"):
         metaplan.Change.from_json([])
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_records_file_reads_values_as_deep_as_a_plan_reads_and_no_deeper() -> None:
+    def records_file(depth: int) -> str:
+        change = {"op": "set", "path": ["x"], "old": 1, "new": _nested(depth)}
+        return json.dumps({"format": "metaplan.records/2", "records": [
+            {"format": "metaplan.record/2", "pass": "p", "base": "b", "result": "r",
+             "changes": [change]}]})
+
+    (record,) = codec.loads_records(records_file(254))
+    assert record.changes[0].new == metaplan.freeze(_nested(254))
+    with pytest.raises(InputError, match=r"^records: records\[0\]\.changes\[0\]\.new\[0\].*: "
+                                         r"nested more than 259 levels deep"):
+        codec.loads_records(records_file(255))
