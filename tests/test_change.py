@@ -114,3 +114,11 @@ def test_a_record_holds_nothing_but_its_fields() -> None:
     record = ChangeRecord("p", "sha256:a", "sha256:b")
     with pytest.raises(AttributeError):
         record.note = "x"  # type: ignore[attr-defined]
+
+
+def test_a_record_shows_itself_in_a_notebook_as_its_folded_text() -> None:
+    record = ChangeRecord("p", "sha256:a", "sha256:b",
+                          (Change("set", ("param_plan", "m", "is_boundary"), True, False, ""),))
+    bundle = record._repr_mimebundle_()
+    assert bundle["text/plain"] == metaplan.format_folded(record).rstrip("\n")
+    assert "is_boundary" in bundle["text/plain"] and "<" in bundle["text/html"]

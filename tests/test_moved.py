@@ -6,9 +6,11 @@ package, which must not leak into the other tests.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +100,29 @@ def test_no_old_path_is_a_file() -> None:
         spec = importlib.util.find_spec(new)
         assert spec is not None and spec.origin is not None, new
         assert old not in sys.modules or type(sys.modules[old]).__name__ == "_Alias"
+
+
+REMOVED = {"metaplan.makers": {"Settings"}, "metaplan.merge": {"value_at"}}
+"""0.3's names the CHANGELOG says are gone: makers' copy of the registry's ``Settings``, and
+merge's ``value_at`` (it was ``Plan.at``)."""
+
+
+def test_every_public_name_of_0_3s_modules_still_imports_from_its_old_path() -> None:
+    """Each top-level public name 0.3's flat modules defined (tests/data/v03_public_names.json,
+    read from the tree before the move) is still there under the old path, but the removed."""
+    names = json.loads((Path(__file__).parent / "data" / "v03_public_names.json").read_text())
+    assert set(names) == set(MOVED)
+    out = _run(f"""
+        import importlib, warnings
+        warnings.simplefilter("ignore")
+        names = {names!r}
+        removed = {REMOVED!r}
+        missing = {{old: [n for n in found if not hasattr(importlib.import_module(old), n)]
+                   for old, found in names.items()}}
+        print({{old: left for old, m in missing.items()
+               if (left := sorted(set(m) - removed.get(old, set())))}})
+        print({{old: sorted(set(m) & removed.get(old, set())) for old, m in missing.items() if m}})
+    """)
+    still_missing, gone = out.splitlines()
+    assert still_missing == "{}"
+    assert gone == repr({old: sorted(n) for old, n in sorted(REMOVED.items())})

@@ -22,7 +22,7 @@ def test_json_patch_form(demo_plan: metaplan.Plan) -> None:
 
 
 def test_pointers_escape_tilde_then_slash() -> None:
-    from metaplan.records.patch import pointer
+    from metaplan.paths import pointer
 
     assert pointer(("param_plan", "a/b~c", 0, "~1")) == "/param_plan/a~1b~0c/0/~01"
     assert pointer(("",)) == "/" and pointer(("a", "")) == "/a/"
@@ -35,7 +35,7 @@ def test_pointers_escape_tilde_then_slash() -> None:
 def test_pointers_parse_back_to_their_keys(path: list[str | int]) -> None:
     from jsonpointer import JsonPointer
 
-    from metaplan.records.patch import pointer
+    from metaplan.paths import pointer
 
     assert JsonPointer(pointer(path)).parts == [str(key) for key in path]
 

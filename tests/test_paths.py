@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import metaplan
 from metaplan.frozen import MISSING, thaw
+from metaplan.paths import pointer
 from metaplan.records.edit import Edit, remove_in, set_in
-from metaplan.records.patch import pointer
 from metaplan.testing import plans
 
 Path = tuple[Any, ...]
@@ -132,3 +132,67 @@ def test_set_in_and_remove_in_round_trip_through_at(case: tuple[metaplan.Plan, P
     else:  # the items after it move up one
         assert len(gone.at(path[:-1])) == len(plan.at(path[:-1])) - 1
     assert plan.to_json() == before  # the input is unchanged
+
+
+# the written forms: metaplan.paths is their one home ----------------------------------
+
+
+def test_the_path_functions_have_one_home() -> None:
+    import metaplan.errors
+    import metaplan.paths
+    import metaplan.records.patch
+
+    assert metaplan.errors.format_path is metaplan.paths.format_path
+    assert metaplan.errors.key_path is metaplan.paths.key_path
+    assert vars(metaplan.records.patch)["pointer"] is metaplan.paths.pointer  # it writes with it
+    assert "pointer" not in metaplan.records.patch.__all__
+
+
+def test_format_path_quotes_fqns_and_keys_that_are_not_identifiers() -> None:
+    from metaplan.paths import format_path, key_path
+
+    assert format_path(()) == "<root>"
+    assert (format_path(("param_plan", "lm_head", "is_boundary"))
+            == 'param_plan["lm_head"].is_boundary')
+    assert format_path(("boundary_classes", "x")) == 'boundary_classes["x"]'
+    assert format_path(("other", "x")) == "other.x"  # only the FQN maps quote their keys
+    assert format_path(("injections", 5, "a b", "")) == 'injections[5]["a b"][""]'
+    assert format_path((3,)) == "[3]"
+    assert key_path(("a", "b"), quoted=(0, 1)) == '["a"]["b"]'
+    assert key_path(("é", "1a", "_")) == 'é["1a"]._'
+    assert key_path(()) == ""
+
+
+def test_pointers_of_the_root_and_of_empty_keys_differ() -> None:
+    from metaplan.paths import pointer, split_path
+
+    assert pointer(()) == ""  # RFC 6901: the whole document
+    assert pointer(("",)) == "/" and split_path("/") == ("",)
+    assert pointer((0, 12)) == "/0/12"
+
+
+@given(st.lists(st.one_of(st.text(alphabet="a~/01", max_size=4), st.integers(0, 99)),
+                min_size=1, max_size=5))
+def test_a_pointer_splits_back_into_its_keys(path: list[str | int]) -> None:
+    from metaplan.paths import pointer, split_path
+
+    assert split_path(pointer(path)) == tuple(str(key) for key in path)
+
+
+def test_split_path_refuses_empty_steps_and_parse_path_names_the_option() -> None:
+    from metaplan.errors import InputError, parse_path
+    from metaplan.paths import split_path
+
+    assert split_path("a/b.c/0") == ("a", "b.c", "0")
+    assert split_path("/a//~0~1") == ("a", "", "~/")  # a pointer may hold empty keys
+    for text, reason in (("", "an empty path"), ("a//b", "an empty step"), ("a/", "an empty step")):
+        with pytest.raises(ValueError, match=f"^{reason}$"):
+            split_path(text)
+    with pytest.raises(InputError, match=r"^--at a/: an empty step; write field/FQN/key") as info:
+        parse_path("a/", "--at")
+    assert info.value.source == "--at" and info.value.__cause__ is None
+    with pytest.raises(InputError, match=r"^--path: an empty path; write field/FQN/key, e\.g\. "
+                                         r"param_plan/model\.layers\.3\.mlp/is_boundary \(or a "
+                                         r"JSON Pointer, /param_plan/model\.layers\.3\.mlp/"
+                                         r"is_boundary, for empty keys\)$"):
+        parse_path("")

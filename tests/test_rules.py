@@ -455,7 +455,7 @@ def test_a_class_opened_by_a_bracket_may_hold_one() -> None:
     (3, "spec: a spec is an object, found a number (3)"),
 ])
 def test_a_spec_says_what_is_wrong_and_where(spec: Any, message: str) -> None:
-    from metaplan.core.rules import spec_from_json
+    from metaplan.core.rules.reading import spec_from_json
 
     with pytest.raises(metaplan.SpecError) as info:
         spec_from_json(spec)
@@ -473,7 +473,7 @@ def test_a_spec_says_what_is_wrong_and_where(spec: Any, message: str) -> None:
                 'string ("")'),
 ])
 def test_aliases_say_what_is_wrong_and_where(aliases: Any, message: str) -> None:
-    from metaplan.core.rules import aliases_from_json
+    from metaplan.core.rules.reading import aliases_from_json
 
     with pytest.raises(metaplan.SpecError) as info:
         aliases_from_json(aliases)
@@ -482,7 +482,7 @@ def test_aliases_say_what_is_wrong_and_where(aliases: Any, message: str) -> None
 
 
 def test_the_default_places_errors_name() -> None:
-    from metaplan.core.rules import rule_from_json, rules_from_json, specs_from_json
+    from metaplan.core.rules.reading import rule_from_json, rules_from_json, specs_from_json
 
     with pytest.raises(metaplan.SpecError, match=r'^specs: expected \{"specs": \[\.\.\.\]\}'):
         specs_from_json({})

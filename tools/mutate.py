@@ -14,8 +14,8 @@ endless).
 
     python tools/mutate.py                                  # every target module
     python tools/mutate.py src/metaplan/passes/strip_ep.py  # one module
-    python tools/mutate.py src/metaplan/core/rules.py --list     # the mutants, not run
-    python tools/mutate.py src/metaplan/core/rules.py --line 120 # only those on line 120
+    python tools/mutate.py src/metaplan/core/rules/reading.py --list  # the mutants, not run
+    python tools/mutate.py src/metaplan/core/rules/reading.py --line 120  # only those on line 120
     python tools/mutate.py --jobs 2 --resume                # skip mutants already judged
 
 Results are kept in ``.mutants/<module>.jsonl`` (one line per mutant, keyed
@@ -71,13 +71,19 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "passes/slimming.py": ("test_slim.py",),
     "passes/registry.py": ("test_passes.py", "test_pipeline.py"),
     "passes/__init__.py": ("test_passes.py",),
-    "records/change.py": ("test_change.py", "test_algebra.py", "test_records.py", "test_edit.py"),
-    "records/codec.py": ("test_records.py",),
+    "records/change.py": ("test_change.py", "test_json_forms.py", "test_algebra.py",
+                          "test_records.py", "test_edit.py"),
+    "records/codec.py": ("test_records.py", "test_json_forms.py"),
     "records/edit.py": ("test_edit.py", "test_algebra.py", "test_digest.py"),
     "records/algebra.py": ("test_algebra.py",),
     "records/patch.py": ("test_patch.py",),
     "versions/diffing.py": ("test_diff*.py",),
-    "core/rules.py": ("test_rules.py", "test_strip_ep.py"),
+    "paths.py": ("test_paths.py", "test_patch.py", "test_change.py"),
+    "core/rules/models.py": ("test_rules.py", "test_strip_ep.py"),
+    "core/rules/checking.py": ("test_rules.py", "test_strip_ep.py"),
+    "core/rules/specs.py": ("test_rules.py", "test_json_forms.py", "test_strip_ep.py"),
+    "core/rules/builtin.py": ("test_rules.py", "test_strip_ep.py"),
+    "core/rules/reading.py": ("test_rules.py", "test_strip_ep.py"),
     "core/invariants.py": ("test_verify.py",),
     "core/emitter.py": ("test_emitter.py", "test_verify.py", "test_slim.py"),
     "core/plan.py": ("test_plan.py", "test_edit.py", "test_digest.py", "test_side_by_side.py"),

@@ -1,10 +1,18 @@
-"""The exceptions metaplan raises; each refines a built-in and carries structured fields."""
+"""The exceptions metaplan raises; each refines a built-in and carries structured fields.
+
+Also the readers of an input's paths that raise them (:func:`parse_path`, :func:`as_path`,
+over :func:`metaplan.paths.split_path`) and :func:`describe`, what a value is, for their
+messages. ``format_path`` and ``key_path`` are :mod:`metaplan.paths`'s, named here for
+the modules that import them from here.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from metaplan.paths import format_path, key_path, split_path
 
 __all__ = [
     "ConflictError",
@@ -22,25 +30,6 @@ __all__ = [
 ]
 
 
-def format_path(path: Sequence[Any]) -> str:
-    """A readable JSON path: ``param_plan["model.layers.3.mlp"].is_boundary``.
-
-    Keys that are not identifiers (and module FQNs, always) are quoted as
-    JSON strings, so two keys never print alike; array items are numbers.
-
-    >>> format_path(("param_plan", "model.layers.3.mlp", "is_boundary"))
-    'param_plan["model.layers.3.mlp"].is_boundary'
-    >>> format_path(("boundary_classes", "lm_head")), format_path(("injections", 5, "ep_size"))
-    ('boundary_classes["lm_head"]', 'injections[5].ep_size')
-    >>> print(format_path(("x", "a'b")), format_path(("x", 'a"b')), format_path(()))
-    x["a'b"] x["a\\"b"] <root>
-    """
-    if not path:
-        return "<root>"
-    fqn_map = path[0] in ("param_plan", "boundary_classes")
-    return key_path(path, quoted=(1,) if fqn_map else ())
-
-
 def parse_path(text: str, option: str = "--path") -> tuple[str, ...]:
     """A path from the command line: ``field/FQN/key`` (``/`` between steps), or a JSON
     Pointer (``/`` first; ``~1`` is ``/`` and ``~0`` is ``~`` inside a step, and a step
@@ -51,16 +40,14 @@ def parse_path(text: str, option: str = "--path") -> tuple[str, ...]:
     >>> parse_path("/injections/0/a~1b")
     ('injections', '0', 'a/b')
     """
-    if text.startswith("/"):
-        return tuple(part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/"))
-    parts = tuple(text.split("/"))
-    if not all(parts):
-        what = f"{option} {text}: an empty step" if text else f"{option}: an empty path"
+    try:
+        return split_path(text)
+    except ValueError as error:
+        what = f"{option} {text}: {error}" if text else f"{option}: {error}"
         raise InputError(f"{what}; write field/FQN/key, e.g. "
                          "param_plan/model.layers.3.mlp/is_boundary (or a JSON Pointer, "
                          "/param_plan/model.layers.3.mlp/is_boundary, for empty keys)",
-                         source=option)
-    return parts
+                         source=option) from None
 
 
 def as_path(path: str | Sequence[Any], option: str = "path") -> tuple[Any, ...]:
@@ -74,22 +61,6 @@ def as_path(path: str | Sequence[Any], option: str = "path") -> tuple[Any, ...]:
     True
     """
     return parse_path(path, option) if isinstance(path, str) else tuple(path)
-
-
-def key_path(path: Sequence[Any], *, quoted: Sequence[int] = ()) -> str:
-    """``a.b["c.d"][3]``: keys as identifiers where they can be, else JSON strings.
-
-    ``quoted`` are the positions always quoted (FQNs, which hold dots).
-    """
-    out = []
-    for i, key in enumerate(path):
-        if isinstance(key, int):
-            out.append(f"[{key}]")
-        elif key.isidentifier() and i not in quoted:
-            out.append(f".{key}" if out else key)
-        else:
-            out.append(f"[{json.dumps(key)}]")
-    return "".join(out)
 
 
 def describe(value: Any) -> str:

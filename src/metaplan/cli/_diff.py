@@ -11,9 +11,10 @@ from metaplan.cli._io import colour, json_name, one_line, output, paint, quote_n
 from metaplan.cli._sides import plan_of, read_side, side_name
 from metaplan.cli._style import text_style
 from metaplan.core.plan import Plan, load_all, plan_from_file_data
-from metaplan.errors import InputError, key_path
+from metaplan.errors import InputError
 from metaplan.files.inputs import read_bytes, source_name
 from metaplan.files.jsonio import dumps_pretty, parse_json
+from metaplan.paths import key_path
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records, records_from_json
 from metaplan.records.patch import to_json_patch

@@ -52,10 +52,11 @@ from metaplan.core.emitter import (
 from metaplan.core.emitter import shards as placement_shards
 from metaplan.core.plan import Plan
 from metaplan.core.rules import BUILTIN_SPECS, InlineRule, SpecRegistry, model_type_of
-from metaplan.errors import describe, format_path
+from metaplan.errors import describe
 from metaplan.fields import ENTRY_TYPES, INJECTION_TYPES, expected
 from metaplan.frozen import MISSING, JSONMap, canonical_bytes, is_array, is_object, paused_gc, shown
 from metaplan.names import parse_names
+from metaplan.paths import format_path
 from metaplan.settings import FROM_PLAN, FromPlan, ModelTypeSetting, refuse_none
 from metaplan.viewing import notebook_view
 

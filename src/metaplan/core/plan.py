@@ -51,12 +51,12 @@ from metaplan.frozen import (
     walk,
     writable,
 )
+from metaplan.paths import FQN_MAPS
 from metaplan.viewing import notebook_view
 
 __all__ = ["FQN_MAPS", "Index", "PatchedIndex", "Plan", "dump", "dumps", "frozen_field", "load",
            "load_all", "loads", "plan_from_file_data"]
 
-FQN_MAPS = ("param_plan", "boundary_classes")
 """The fields keyed by module FQN, held as ``PMap`` s with a read index each."""
 
 _EMPTY: PMap[Any, Any] = pmap()

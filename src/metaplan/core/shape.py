@@ -21,11 +21,11 @@ from typing import Any
 from metaplan.core.rules import check_plan_rules
 from metaplan.errors import PlanError, describe
 from metaplan.frozen import to_raw
+from metaplan.paths import FQN_MAPS
 
 __all__ = ["check_entries", "check_field", "check_value", "refuse_other_files",
            "require_param_plan"]
 
-_MAP_FIELDS = ("param_plan", "boundary_classes")
 _LIST_FIELDS = ("external_state_classes", "injections", "module_overrides")
 
 
@@ -33,7 +33,7 @@ def check_field(key: str, value: Any, source: str | None = None) -> None:
     """Check one raw top-level value where the passes read it (entries: :func:`check_entries`)."""
     if value is None:
         return
-    if key in _MAP_FIELDS:
+    if key in FQN_MAPS:
         if type(value) is not dict:
             raise PlanError(f"must be an object of FQN -> value, found {describe(value)}",
                             path=(key,), source=source)

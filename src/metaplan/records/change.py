@@ -17,19 +17,28 @@ Change(op='set', path=('param_plan', 'm', 'is_boundary'), old=False, new=True, w
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from metaplan.frozen import thaw
+from metaplan.errors import InputError, describe
+from metaplan.frozen import freeze, shorten, thaw
 from metaplan.viewing import notebook_view
 
 if TYPE_CHECKING:
     from metaplan.core.plan import Plan
 
-__all__ = ["LEGACY_HASH", "OPS", "Change", "ChangeRecord", "Key", "Path"]
+__all__ = ["LEGACY_FORMATS", "LEGACY_HASH", "OPS", "RECORDS_FORMAT", "RECORD_FORMAT", "Change",
+           "ChangeRecord", "Key", "Path"]
 
 OPS = ("add", "remove", "set")
 """The ops a change may have."""
+
+RECORD_FORMAT = "metaplan.record/2"
+RECORDS_FORMAT = "metaplan.records/2"
+LEGACY_FORMATS = ("metaplan.record/1", "metaplan.records/1")
+"""Formats still read: string paths and hashes of the first digest (not checked on replay)."""
+
+_RECORD_FORMATS = (RECORD_FORMAT, LEGACY_FORMATS[0])
 
 LEGACY_HASH = "legacy:"
 """Prefix of the hashes a version-1 records file carries: of the first digest, not checkable."""
@@ -67,6 +76,42 @@ class Change(NamedTuple):
         out["why"] = self.why
         return out
 
+    @classmethod
+    def from_json(cls, obj: Any, where: str = "change", *, legacy: bool = False) -> Change:
+        """A change from its JSON form, checked: its op, path, values, and that what it sets
+        is plan-shaped (``legacy``: a version-1 record's, whose paths are strings only)."""
+        if not isinstance(obj, Mapping):
+            raise InputError(f"{where}: a change is an object, found {describe(obj)}")
+        op = obj.get("op")
+        if op not in OPS:
+            raise InputError(f"{where}.op: must be one of {list(OPS)}, found {describe(op)}")
+        path = obj.get("path")
+        keys = (str,) if legacy else (str, int)
+        if (not isinstance(path, list) or not path or type(path[0]) is not str
+                or not all(type(key) in keys for key in path)):
+            need = "keys" if legacy else "keys (strings) and item numbers"
+            raise InputError(f"{where}.path: must be a non-empty array of {need}, starting with "
+                             f"a field name, found {_shown(path)}")
+        if any(type(key) is int and key < 0 for key in path):
+            raise InputError(f"{where}.path: array item numbers are 0 or more, found {path}")
+        for key in ("old",) if op == "remove" else ("new",) if op == "add" else ("old", "new"):
+            if key not in obj:
+                raise InputError(f"{where}: a {op} change needs {key!r}")
+        if op != "remove":
+            from metaplan.core.shape import check_value  # only when records are read
+
+            check_value(path, obj.get("new"), f"{where}.new")
+        why = obj.get("why", "")
+        return cls(op, tuple(path), freeze(obj.get("old")), freeze(obj.get("new")),
+                   why if isinstance(why, str) else str(why))
+
+
+def _shown(value: Any) -> str:
+    try:
+        return shorten(value)
+    except (TypeError, ValueError):
+        return describe(value)
+
 
 class ChangeRecord:
     """One pass's changes and the content hashes of the plan before and after.
@@ -101,6 +146,37 @@ class ChangeRecord:
         if not isinstance(self._result, str):
             self._result = self._result.content_hash
         return self._result
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"format": "metaplan.record/2", "pass", "base", "result", "changes"}``;
+        :meth:`from_json` reads it back."""
+        return {"format": RECORD_FORMAT, "pass": self.pass_name, "base": self.base,
+                "result": self.result, "changes": [c.to_json() for c in self.changes]}
+
+    @classmethod
+    def from_json(cls, obj: Any, *, where: str = "record") -> ChangeRecord:
+        """A record from its JSON form, checking its shape and format (a version-1 record's
+        hashes get :data:`LEGACY_HASH` before them)."""
+        if not isinstance(obj, Mapping):
+            raise InputError(f"{where}: a record is an object, found {describe(obj)}")
+        found = obj.get("format", RECORD_FORMAT)
+        if found not in _RECORD_FORMATS:
+            raise InputError(f'{where}.format: expected "{RECORD_FORMAT}" (or the older '
+                             f'"{LEGACY_FORMATS[0]}"), found {describe(found)}')
+        for key in ("pass", "base", "result"):
+            if not isinstance(obj.get(key), str):
+                raise InputError(f"{where}.{key}: must be a string, found "
+                                 f"{describe(obj.get(key))}")
+        items = obj.get("changes")
+        if not isinstance(items, list):
+            raise InputError(f"{where}.changes: must be an array, found {describe(items)}")
+        legacy = found != RECORD_FORMAT
+        changes = tuple(Change.from_json(item, f"{where}.changes[{i}]", legacy=legacy)
+                        for i, item in enumerate(items))
+        base, result = obj["base"], obj["result"]
+        if legacy:
+            base, result = LEGACY_HASH + base, LEGACY_HASH + result
+        return cls(obj["pass"], base, result, changes)
 
     def renamed(self, pass_name: str) -> ChangeRecord:
         """This record under another pass name."""

@@ -2,10 +2,12 @@
 
 A records file is ``{"format": "metaplan.records/2", "records": [...]}``;
 each record ``{"format": "metaplan.record/2", "pass", "base", "result",
-"changes": [...]}``. Version 2 paths may hold integers (array items) and
-its hashes are those of :mod:`metaplan.core.digest` 2; version-1 files (string
-paths, the first digest) are still read, and replayed with every old value
-checked but no hash check, since their hashes are of the old digest.
+"changes": [...]}``: a record's and a change's own JSON are their types'
+(``to_json()`` / ``from_json()``), this module reads and writes files of
+them. Version 2 paths may hold integers (array items) and its hashes are
+those of :mod:`metaplan.core.digest` 2; version-1 files (string paths, the
+first digest) are still read, and replayed with every old value checked but
+no hash check, since their hashes are of the old digest.
 
 >>> from metaplan.records.change import Change, ChangeRecord
 >>> record = ChangeRecord("demo", "sha256:a", "sha256:b",
@@ -20,12 +22,16 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from metaplan.core.shape import check_value
 from metaplan.errors import InputError, describe
 from metaplan.files.inputs import source_name
 from metaplan.files.jsonio import MAX_DEPTH, dumps_pretty, parse_json, read_bytes, write_atomic
-from metaplan.frozen import freeze, shorten
-from metaplan.records.change import LEGACY_HASH, OPS, Change, ChangeRecord
+from metaplan.records.change import (
+    LEGACY_FORMATS,
+    RECORD_FORMAT,
+    RECORDS_FORMAT,
+    Change,
+    ChangeRecord,
+)
 
 __all__ = [
     "LEGACY_FORMATS",
@@ -42,80 +48,20 @@ __all__ = [
     "records_to_json",
 ]
 
-RECORD_FORMAT = "metaplan.record/2"
-RECORDS_FORMAT = "metaplan.records/2"
-LEGACY_FORMATS = ("metaplan.record/1", "metaplan.records/1")
-"""Formats still read: string paths and hashes of the first digest (not checked on replay)."""
-
-_RECORD_FORMATS = (RECORD_FORMAT, LEGACY_FORMATS[0])
 _RECORDS_FORMATS = (RECORDS_FORMAT, LEGACY_FORMATS[1])
+_RECORD_FORMATS = (RECORD_FORMAT, LEGACY_FORMATS[0])
 
-
-def record_to_json(record: ChangeRecord) -> dict[str, Any]:
-    """Plain JSON data; :func:`record_from_json` reads it back."""
-    return {"format": RECORD_FORMAT, "pass": record.pass_name, "base": record.base,
-            "result": record.result, "changes": [c.to_json() for c in record.changes]}
-
-
-def record_from_json(obj: Any, *, where: str = "record") -> ChangeRecord:
-    """Read a record from its JSON form, checking its shape and format."""
-    if not isinstance(obj, Mapping):
-        raise InputError(f"{where}: a record is an object, found {describe(obj)}")
-    found = obj.get("format", RECORD_FORMAT)
-    if found not in _RECORD_FORMATS:
-        raise InputError(f'{where}.format: expected "{RECORD_FORMAT}" (or the older '
-                         f'"{LEGACY_FORMATS[0]}"), found {describe(found)}')
-    for key in ("pass", "base", "result"):
-        if not isinstance(obj.get(key), str):
-            raise InputError(f"{where}.{key}: must be a string, found {describe(obj.get(key))}")
-    items = obj.get("changes")
-    if not isinstance(items, list):
-        raise InputError(f"{where}.changes: must be an array, found {describe(items)}")
-    legacy = found != RECORD_FORMAT
-    changes = tuple(change_from_json(item, f"{where}.changes[{i}]", legacy=legacy)
-                    for i, item in enumerate(items))
-    base, result = obj["base"], obj["result"]
-    if legacy:
-        base, result = LEGACY_HASH + base, LEGACY_HASH + result
-    return ChangeRecord(obj["pass"], base, result, changes)
-
-
-def change_from_json(obj: Any, where: str, *, legacy: bool = False) -> Change:
-    """One change of a record, checked: its op, path, values, and what it sets is plan-shaped."""
-    if not isinstance(obj, Mapping):
-        raise InputError(f"{where}: a change is an object, found {describe(obj)}")
-    op = obj.get("op")
-    if op not in OPS:
-        raise InputError(f"{where}.op: must be one of {list(OPS)}, found {describe(op)}")
-    path = obj.get("path")
-    keys = (str,) if legacy else (str, int)
-    if (not isinstance(path, list) or not path or type(path[0]) is not str
-            or not all(type(key) in keys for key in path)):
-        need = "keys" if legacy else "keys (strings) and item numbers"
-        raise InputError(f"{where}.path: must be a non-empty array of {need}, starting with a "
-                         f"field name, found {_shown(path)}")
-    if any(type(key) is int and key < 0 for key in path):
-        raise InputError(f"{where}.path: array item numbers are 0 or more, found {path}")
-    for key in ("old",) if op == "remove" else ("new",) if op == "add" else ("old", "new"):
-        if key not in obj:
-            raise InputError(f"{where}: a {op} change needs {key!r}")
-    if op != "remove":
-        check_value(path, obj.get("new"), f"{where}.new")
-    why = obj.get("why", "")
-    return Change(op, tuple(path), freeze(obj.get("old")), freeze(obj.get("new")),
-                  why if isinstance(why, str) else str(why))
-
-
-def _shown(value: Any) -> str:
-    try:
-        return shorten(value)
-    except (TypeError, ValueError):
-        return describe(value)
+record_to_json = ChangeRecord.to_json
+"""A record's JSON form (:meth:`ChangeRecord.to_json`)."""
+record_from_json = ChangeRecord.from_json
+"""A record from its JSON form (:meth:`ChangeRecord.from_json`)."""
+change_from_json = Change.from_json
+"""A change from its JSON form (:meth:`Change.from_json`)."""
 
 
 def records_to_json(records: Iterable[ChangeRecord]) -> dict[str, Any]:
     """``{"format": "metaplan.records/2", "records": [...]}``."""
-    return {"format": RECORDS_FORMAT, "records": [record_to_json(r) for r in records]}
+    return {"format": RECORDS_FORMAT, "records": [r.to_json() for r in records]}
 
 
 def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecord, ...]:
@@ -124,7 +70,7 @@ def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecor
         raise InputError(f"{source}: not records: this is a plan (it has param_plan); records "
                          "are what normalize --record or diff --format json write", source=source)
     if isinstance(obj, Mapping) and obj.get("format") in _RECORD_FORMATS:
-        return (record_from_json(obj, where=source),)
+        return (ChangeRecord.from_json(obj, where=source),)
     if not isinstance(obj, Mapping) or not isinstance(obj.get("records"), list):
         found = (f"an object with keys {sorted(obj)[:6]}" if isinstance(obj, Mapping)
                  else describe(obj))
@@ -135,7 +81,7 @@ def records_from_json(obj: Any, *, source: str = "records") -> tuple[ChangeRecor
         raise InputError(f'{source}: format: expected "{RECORDS_FORMAT}" (a records file; or '
                          f'the older "{LEGACY_FORMATS[1]}") or "{RECORD_FORMAT}" (one record), '
                          f"found {describe(found)}", source=source)
-    return tuple(record_from_json(item, where=f"{source}: records[{i}]")
+    return tuple(ChangeRecord.from_json(item, where=f"{source}: records[{i}]")
                  for i, item in enumerate(obj["records"]))
 
 

@@ -35,7 +35,7 @@ from pyrsistent import PVector
 
 from metaplan.core.plan import FQN_MAPS, PatchedIndex, Plan
 from metaplan.core.shape import check_field
-from metaplan.errors import ConflictError, PlanError, as_path, format_path, parse_path
+from metaplan.errors import ConflictError, PlanError, as_path, parse_path
 from metaplan.files.jsonio import MAX_DEPTH
 from metaplan.frozen import (
     MISSING,
@@ -52,6 +52,7 @@ from metaplan.frozen import (
     to_raw,
     walk,
 )
+from metaplan.paths import format_path
 from metaplan.records.change import LEGACY_HASH, OPS, Change, ChangeRecord, Key, Path
 
 __all__ = ["Edit", "apply", "apply_changes", "remove_in", "set_in"]

@@ -15,28 +15,13 @@ corrupting it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from metaplan.frozen import thaw
-from metaplan.records.change import ChangeRecord, Key
+from metaplan.paths import pointer
+from metaplan.records.change import ChangeRecord
 
-__all__ = ["pointer", "to_json_patch"]
-
-
-def pointer(path: Sequence[Key]) -> str:
-    """The RFC 6901 JSON Pointer of ``path`` (``~`` and ``/`` escaped).
-
-    >>> pointer(("param_plan", "a/b~c", 3))
-    '/param_plan/a~1b~0c/3'
-    """
-    parts = []
-    for key in path:
-        text = key if type(key) is str else str(key)
-        if "~" in text or "/" in text:
-            text = text.replace("~", "~0").replace("/", "~1")
-        parts.append(text)
-    return "/" + "/".join(parts)
+__all__ = ["to_json_patch"]
 
 
 _FLAT = (str, int, bool, type(None))

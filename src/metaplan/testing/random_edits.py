@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from metaplan.frozen import MISSING, thaw
 from metaplan.passes.chaining import Pass, edit_pass
+from metaplan.paths import FQN_MAPS
 from metaplan.records.change import Change, Path
 from metaplan.records.edit import Edit
 from metaplan.testing.strategies import CLASSES
@@ -110,7 +111,7 @@ def scope(path: Path) -> Path:
 
     Steps of two sides with disjoint scopes commute, and merge without a conflict.
     """
-    return path[:2] if path[0] in ("param_plan", "boundary_classes") else path[:1]
+    return path[:2] if path[0] in FQN_MAPS else path[:1]
 
 
 def _parent(model: dict[str, Any], path: Path) -> Any:

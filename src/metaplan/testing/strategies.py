@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from metaplan.core.plan import Plan
 from metaplan.core.rules import InlineRule, SpecRegistry, StrategySpec
-from metaplan.errors import format_path
+from metaplan.paths import format_path
 
 __all__ = [
     "CLASSES",

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 from hypothesis import strategies as st
 
 from metaplan.algorithms.braces import group_key
+from metaplan.paths import FQN_MAPS
 from metaplan.testing.strategies import CLASSES, PLACEMENTS, TARGETS, plan_dicts
 
 __all__ = [
@@ -124,7 +125,7 @@ def _edit_remove(draw: st.DrawFn, meta: dict[str, Any], scope: _Scope) -> None:
                   if scope.module(fqn))
     where = draw(st.sampled_from(("both", "both", "param_plan", "boundary_classes")))
     for fqn in _some(draw, fqns):
-        for field in ("param_plan", "boundary_classes"):
+        for field in FQN_MAPS:
             if where in ("both", field):
                 meta[field].pop(fqn, None)
 

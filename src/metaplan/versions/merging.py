@@ -37,8 +37,9 @@ from typing import Any, Literal, NamedTuple
 
 from metaplan.algorithms.sequences import is_sorted_set, merge3, merge3_sets
 from metaplan.core.plan import Plan
-from metaplan.errors import ConflictError, PlanError, format_path
+from metaplan.errors import ConflictError, PlanError
 from metaplan.frozen import MISSING, freeze, is_array, json_equal, shown, thaw
+from metaplan.paths import format_path
 from metaplan.records.change import Change, ChangeRecord, Path
 from metaplan.records.edit import Edit, apply_changes
 from metaplan.versions.diffing import changes_between, diff, item_identity

@@ -10,9 +10,9 @@ from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.invariants import Verification
-from metaplan.errors import format_path, key_path
 from metaplan.frozen import MISSING, shorten, thaw
-from metaplan.versions.folding import FQN_FIELDS, Finding, fold_changes, fold_findings, value_key
+from metaplan.paths import FQN_MAPS, format_path, key_path
+from metaplan.versions.folding import Finding, fold_changes, fold_findings, value_key
 from metaplan.versions.merging import Conflict, MergeResult
 from metaplan.views.html.data import DATA_FORMAT
 from metaplan.views.html.groups import Budget
@@ -98,7 +98,7 @@ def fold_conflicts(conflicts: Iterable[Conflict]) -> list[tuple[str, Conflict, t
         path = conflict.path
         values = tuple(value_key(v) if v is not MISSING else MISSING
                        for v in (conflict.base, conflict.ours, conflict.theirs))
-        if len(path) >= 2 and path[0] in FQN_FIELDS:
+        if len(path) >= 2 and path[0] in FQN_MAPS:
             alike.setdefault((path[0], path[2:], values), (conflict, []))[1].append(str(path[1]))
         else:
             alike[(path, values)] = (conflict, [])

@@ -15,8 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metaplan.algorithms.braces import fold, natural_key
+from metaplan.paths import FQN_MAPS
 from metaplan.records.change import Change, ChangeRecord
-from metaplan.versions.folding import FQN_FIELDS, Group, group_to_json
+from metaplan.versions.folding import Group, group_to_json
 from metaplan.views.html.markup import IdMaker, pattern_text, text
 from metaplan.views.text import group_lines, plural, values_text
 
@@ -50,7 +51,7 @@ def changes_by_module(changes: Iterable[Change]) -> dict[str, list[Change]]:
     found: dict[str, list[Change]] = {}
     for change in changes:
         path = change.path
-        if len(path) >= 2 and path[0] in FQN_FIELDS:
+        if len(path) >= 2 and path[0] in FQN_MAPS:
             found.setdefault(str(path[1]), []).append(change)
     return found
 
@@ -159,7 +160,7 @@ def render_groups(groups: Sequence[Group], ids: IdMaker, budget: Budget, *,
     With ``record``, each group says why (its changes' reasons, folded).
     """
     by_module = changes_by_module(record.changes) if record is not None else {}
-    top = [c for c in record.changes if c.path[0] not in FQN_FIELDS] if record else []
+    top = [c for c in record.changes if c.path[0] not in FQN_MAPS] if record else []
     parts, data = [], {}
     for group in groups:
         gid = ids("g", pass_name or "", group.kind, group.field, group.pattern)

@@ -19,10 +19,10 @@ from collections.abc import Hashable
 from typing import NamedTuple
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.errors import key_path
 from metaplan.passes.trace import Trace
+from metaplan.paths import FQN_MAPS, key_path
 from metaplan.records.change import Change
-from metaplan.versions.folding import FQN_FIELDS, value_key
+from metaplan.versions.folding import value_key
 from metaplan.views.text import change_line
 
 __all__ = ["History", "Step", "history_groups"]
@@ -58,7 +58,7 @@ def history_groups(trace: Trace) -> list[History]:
     for number, record in enumerate(trace.records):
         for change in record.changes:
             path = change.path
-            if len(path) >= 2 and path[0] in FQN_FIELDS:
+            if len(path) >= 2 and path[0] in FQN_MAPS:
                 seen.setdefault(str(path[1]), []).append((record.pass_name, change, number))
     alike: dict[tuple[Hashable, ...], list[str]] = {}
     for fqn, steps in seen.items():

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from metaplan.core.plan import Plan
-from metaplan.errors import key_path
+from metaplan.paths import key_path
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.records.codec import dumps_records
 from metaplan.versions.folding import Group, fold_changes

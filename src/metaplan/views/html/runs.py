@@ -16,8 +16,9 @@ from typing import Any
 from metaplan.core.invariants import Verification, verification
 from metaplan.core.plan import Plan
 from metaplan.passes.trace import Trace
+from metaplan.paths import FQN_MAPS
 from metaplan.records.change import Change
-from metaplan.versions.folding import FQN_FIELDS, fold_changes
+from metaplan.versions.folding import fold_changes
 from metaplan.views.html.data import DATA_FORMAT
 from metaplan.views.html.groups import Budget
 from metaplan.views.html.history import History, history_groups
@@ -60,7 +61,7 @@ def _passes(count: int) -> str:
 
 
 def _modules(changes: Sequence[Change]) -> int:
-    return len({c.path[1] for c in changes if len(c.path) >= 2 and c.path[0] in FQN_FIELDS})
+    return len({c.path[1] for c in changes if len(c.path) >= 2 and c.path[0] in FQN_MAPS})
 
 
 def _passes_table(trace: Trace, statuses: Sequence[str], seconds: bool) -> tuple[str, list[Any]]:

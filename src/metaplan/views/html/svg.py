@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from metaplan.algorithms.braces import natural_key
 from metaplan.core.plan import Plan
+from metaplan.paths import FQN_MAPS
 from metaplan.records.change import Change
-from metaplan.versions.folding import FQN_FIELDS
 from metaplan.views.html.markup import text
 from metaplan.views.text import plural
 
@@ -48,10 +48,10 @@ class Cell(NamedTuple):
 def module_states(before: Plan, after: Plan, changes: Iterable[Change]) -> dict[str, str]:
     """Every module of either plan -> ``added``, ``removed``, ``changed`` (``changes`` touch
     it) or ``untouched``."""
-    was = {fqn for field in FQN_FIELDS if field in before for fqn in before.index(field)}
-    now = {fqn for field in FQN_FIELDS if field in after for fqn in after.index(field)}
+    was = {fqn for field in FQN_MAPS if field in before for fqn in before.index(field)}
+    now = {fqn for field in FQN_MAPS if field in after for fqn in after.index(field)}
     touched = {str(c.path[1]) for c in changes
-               if len(c.path) >= 2 and c.path[0] in FQN_FIELDS}
+               if len(c.path) >= 2 and c.path[0] in FQN_MAPS}
     states = {}
     for fqn in was | now:
         states[fqn] = ("added" if fqn not in was else "removed" if fqn not in now
