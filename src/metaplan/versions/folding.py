@@ -30,8 +30,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from metaplan.algorithms.braces import fold, natural_key
-from metaplan.errors import format_path, key_path
 from metaplan.frozen import JSONMap, canonical_bytes, thaw
+from metaplan.paths import FQN_MAPS, format_path, key_path
 from metaplan.records.change import Change, ChangeRecord
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["FQN_FIELDS", "Finding", "Group", "Line", "Values", "fold_changes", "fold_findings",
            "group_to_json", "value_key"]
 
-FQN_FIELDS = ("param_plan", "boundary_classes")
+FQN_FIELDS = FQN_MAPS  # the name views and tests read
 _MERGE_PAST = 3  # more groups than this that differ in values only are folded into one
 
 

@@ -48,8 +48,8 @@ from pyrsistent import PVector
 
 from metaplan.algorithms.braces import fold, natural_key
 from metaplan.core.plan import Plan
-from metaplan.errors import format_path, key_path
 from metaplan.frozen import MISSING, canonical_bytes, json_equal
+from metaplan.paths import FQN_MAPS, format_path, key_path
 from metaplan.records.change import Change, ChangeRecord
 from metaplan.versions.folding import Finding, Group, Values, fold_changes
 from metaplan.views.labels import PLAIN, TextStyle
@@ -73,7 +73,6 @@ __all__ = [
     "values_text",
 ]
 
-_FQN_MAPS = ("param_plan", "boundary_classes")
 _TOP = "(top level)"
 
 
@@ -81,7 +80,7 @@ def _where(change: Change) -> tuple[str | None, str]:
     """``(group, label)``: the module (None: the top level) a change is about, and what in
     it."""
     path = change.path
-    if len(path) >= 2 and path[0] in _FQN_MAPS:
+    if len(path) >= 2 and path[0] in FQN_MAPS:
         fqn = str(path[1])
         if path[0] == "boundary_classes":
             return fqn, "class"
@@ -299,7 +298,7 @@ def format_conflicts(conflicts: Sequence[Conflict], *, style: TextStyle = PLAIN)
     for conflict in conflicts:
         path = conflict.path
         values = tuple(_value_key(v) for v in (conflict.base, conflict.ours, conflict.theirs))
-        if len(path) >= 2 and path[0] in _FQN_MAPS:
+        if len(path) >= 2 and path[0] in FQN_MAPS:
             key: tuple[Any, ...] = (path[0], path[2:], values)
             groups.setdefault(key, (conflict, []))[1].append(str(path[1]))
         else:
@@ -349,7 +348,7 @@ def format_stats(trace: Trace, extra: Sequence[tuple[str, float]] = ()) -> str:
     rows = [("pass", "changes", "modules", "ms")]
     for name, record, seconds in zip(trace.passes, trace.records, trace.seconds, strict=False):
         modules = len({change.path[1] for change in record.changes
-                       if len(change.path) >= 2 and change.path[0] in _FQN_MAPS})
+                       if len(change.path) >= 2 and change.path[0] in FQN_MAPS})
         rows.append((name, str(len(record)), str(modules), f"{seconds * 1e3:.1f}"))
     steps: dict[str, float] = {}
     for name, seconds in extra:  # several dumps are one row
