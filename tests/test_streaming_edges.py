@@ -137,6 +137,8 @@ _CASES: dict[str, str] = {
     "not an object, then a map": '["param_plan": {}}',
     "empty, then text": "{}x",
     "empty, then a brace": "{}}",
+    "a member, then text": '{"x": 1}x',
+    "a member, then a brace": '{"x": 1}}',
     "a key without its opening quote": '{x": 1}',
     "a later key without its opening quote": '{"a": 1, b": 2}',
     "a map's key without its opening quote": '{"param_plan": {x": {}}}',

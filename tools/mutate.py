@@ -98,7 +98,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
                         "test_jsonio.py"),
     "files/outputs.py": ("test_files_gaps.py", "test_reliability.py", "test_guarantees.py"),
     "files/jsonio.py": ("test_files_edges.py", "test_jsonio.py", "test_streaming.py"),
-    "files/streaming.py": ("test_files_edges.py", "test_streaming.py"),
+    "files/streaming.py": ("test_streaming_edges.py", "test_files_edges.py", "test_streaming.py"),
     "files/packing.py": ("test_side_by_side.py",),
     "files/side_by_side.py": ("test_side_by_side.py",),
     "views/text.py": ("test_text_edges.py", "test_report.py", "test_fold.py"),
