@@ -172,3 +172,22 @@ def seed_bytes(meta: dict[str, Any], rules: Any, specs: Any, *, per_spec: bool =
     mt = meta.get("model_type") if model_type == "plan" else model_type
     reference_normalize(meta, rules, mt, specs=specs, per_spec_patterns=per_spec)
     return json.dumps(meta, indent=2, sort_keys=True).encode()
+
+
+@pytest.fixture(params=["entry by entry", "whole"])
+def stream_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test twice: texts read member by member, and texts parsed whole, then shared."""
+    from metaplan.files import streaming
+
+    monkeypatch.setattr(streaming, "STREAM_FROM", 0 if request.param == "entry by entry"
+                        else 2**62)
+    return str(request.param)
+
+
+def typed_numbers(value: Any) -> Any:
+    """``value`` with every number's type beside it (``==`` takes ``1.0`` for ``1``)."""
+    if isinstance(value, dict):
+        return {key: typed_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [typed_numbers(item) for item in value]
+    return (type(value).__name__, value)

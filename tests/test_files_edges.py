@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import metaplan.files.streaming as streaming
+from conftest import typed_numbers
 from metaplan.errors import InputError
 from metaplan.files import inputs
 from metaplan.files.inputs import input_size_limit, read_bytes
@@ -439,23 +440,6 @@ def test_dumps_pretty_writes_the_stdlibs_bytes(value: Any) -> None:
 # streaming: what either reader reads itself ----------------------------------------------
 
 
-@pytest.fixture(params=["entry by entry", "whole"])
-def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test twice: texts read member by member, and texts parsed whole, then shared."""
-    monkeypatch.setattr(streaming, "STREAM_FROM", 0 if request.param == "entry by entry"
-                        else 2**62)
-    return str(request.param)
-
-
-def _typed(value: Any) -> Any:
-    """``value`` with every number's type beside it (``==`` takes ``1.0`` for ``1``)."""
-    if isinstance(value, dict):
-        return {key: _typed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_typed(item) for item in value]
-    return (type(value).__name__, value)
-
-
 def _handed_over(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("handed over to the whole-text parser")
 
@@ -468,7 +452,7 @@ def _read_itself(text: str, *names: str) -> Any:
         for name in names:
             patch.setattr(streaming, name, _handed_over)
         read = parse_plan_text(text, "p")
-    assert _typed(read) == _typed(expected)
+    assert typed_numbers(read) == typed_numbers(expected)
     return read
 
 
@@ -491,11 +475,11 @@ def _deep(levels: int) -> str:
     '{"param_plan": {"a": {"k": 1}, "s": "str", "b": {"k": 1}, "l": [1]}, "m\u00e9": 1}',
     '{"param_plan": {"a": {"k": [9223372036854775807, -9223372036854775808]}}}',
 ])
-def test_plain_texts_are_read_without_handing_over(text: str, mode: str) -> None:
+def test_plain_texts_are_read_without_handing_over(text: str, stream_reader: str) -> None:
     _read_itself(text, *_ALL)
 
 
-def test_equal_entries_of_the_fqn_maps_are_shared_and_nothing_else(mode: str) -> None:
+def test_equal_entries_of_the_fqn_maps_are_shared_and_nothing_else(stream_reader: str) -> None:
     text = ('{"param_plan": {"a": {"k": 1}, "s": "str", "b": {"k": 1}, "c": {"k": 2}, '
             '"l": [1], "m": [1]}, "boundary_classes": {"x": {"k": 1}, "y": {"k": 1}, '
             '"z": "C", "u": [2], "v": [2]}, "meta": {"a": {"x": 1}, "b": {"x": 1}}, '
@@ -509,18 +493,19 @@ def test_equal_entries_of_the_fqn_maps_are_shared_and_nothing_else(mode: str) ->
     assert read["list"][0] is not read["list"][1]
 
 
-def test_floats_are_json_floats_and_entries_differing_in_them_stay_apart(mode: str) -> None:
+def test_floats_are_json_floats_and_entries_differing_in_them_stay_apart(
+        stream_reader: str) -> None:
     text = ('{"param_plan": {"a": {"k": 1.5}, "b": {"k": 1.5}, "c": {"k": 2.5}, '
             '"d": {"k": [0.5, {"w": 2.5}]}}, "boundary_classes": {"x": 2.5, "y": [0.5], '
             '"z": "C"}, "v": [1.5, {"w": 2.5}], "u": {"k": 0.5}, "t": 0.25}')
-    names = _ALL if mode == "entry by entry" else ("parse_json", "check_parsed")
+    names = _ALL if stream_reader == "entry by entry" else ("parse_json", "check_parsed")
     read = _read_itself(text, *names)  # _read_itself compares the types too
     entries = read["param_plan"]
     assert entries["a"] is entries["b"] and entries["a"] is not entries["c"]
     assert type(read["t"]) is JSONFloat and type(read["boundary_classes"]["x"]) is JSONFloat
 
 
-def test_a_byte_order_mark_is_skipped(mode: str) -> None:
+def test_a_byte_order_mark_is_skipped(stream_reader: str) -> None:
     read = parse_plan_text('\ufeff{"param_plan": {"a": {"k": 1}, "b": {"k": 1}}}', "p")
     assert read == {"param_plan": {"a": {"k": 1}, "b": {"k": 1}}}
 
@@ -568,13 +553,14 @@ _BIG = "18446744073709551616"
     '{"param_plan": {"a": {"k": [' + _BIG + ']}, "b": {"k": [1.5]}}, "x": [' + _BIG + "]}",
     '{"boundary_classes": {"x": ' + _BIG + "}}",
 ])
-def test_unusual_texts_are_read_or_refused_as_parse_json_does(text: str, mode: str) -> None:
+def test_unusual_texts_are_read_or_refused_as_parse_json_does(
+        text: str, stream_reader: str) -> None:
     try:
-        expected: Any = ("read", _typed(parse_json(text, source="p")))
+        expected: Any = ("read", typed_numbers(parse_json(text, source="p")))
     except InputError as exc:
         expected = ("refused", str(exc))
     try:
-        read: Any = ("read", _typed(parse_plan_text(text, "p")))
+        read: Any = ("read", typed_numbers(parse_plan_text(text, "p")))
     except InputError as exc:
         read = ("refused", str(exc))
     assert read == expected

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import metaplan
 import metaplan.files.streaming as streaming
-from conftest import FIXTURES, raw_input
+from conftest import FIXTURES, raw_input, typed_numbers
 from metaplan.files.jsonio import parse_json
 from metaplan.files.streaming import parse_plan_text
 from metaplan.testing import plan_dicts
@@ -109,15 +109,6 @@ _TWISTS = (
 )
 
 
-def _typed(value: Any) -> Any:
-    """``value`` with every number's type beside it (``==`` takes ``1.0`` for ``1``)."""
-    if isinstance(value, dict):
-        return {key: _typed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_typed(item) for item in value]
-    return (type(value).__name__, value)
-
-
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
@@ -136,7 +127,7 @@ def test_any_json_values_read_as_the_stdlib_reads_them(entries: dict[str, Any],
     streamed, whole = _both(text)
     assert streamed == whole
     if whole[0] == "read":
-        assert _typed(streamed[1]) == _typed(whole[1])
+        assert typed_numbers(streamed[1]) == typed_numbers(whole[1])
 
 
 @given(plan_dicts(odd_flags=False), st.sampled_from(range(len(_TWISTS))), st.booleans())
@@ -206,7 +197,7 @@ def test_plain_texts_are_read_without_handing_over(meta: dict[str, Any], twist: 
         for name in ("parse_json", "parse_unchecked", "check_parsed"):
             patch.setattr(streaming, name, _refuse_handover)
         read = parse_plan_text(text, "p")
-    assert _typed(read) == _typed(expected)
+    assert typed_numbers(read) == typed_numbers(expected)
     entries = read.get("param_plan")
     if isinstance(entries, dict) and "a" in entries and "b" in entries:
         assert entries["a"] is entries["b"] and entries["a"] is not entries["c"]

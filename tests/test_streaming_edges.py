@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import metaplan
 import metaplan.files.streaming as streaming
+from conftest import typed_numbers
 from metaplan.files.jsonio import parse_json
 from metaplan.files.streaming import parse_plan_text
 
@@ -161,31 +161,15 @@ _CASES: dict[str, str] = {
 }
 
 
-@pytest.fixture(params=["entry by entry", "whole"])
-def reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    monkeypatch.setattr(streaming, "STREAM_FROM", 0 if request.param == "entry by entry"
-                        else 2**62)
-    yield str(request.param)
-
-
-def _typed(value: Any) -> Any:
-    """``value`` with every number's type beside it (``==`` takes ``1.0`` for ``1``)."""
-    if isinstance(value, dict):
-        return {key: _typed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_typed(item) for item in value]
-    return (type(value).__name__, value)
-
-
 def _outcome(read: Any, text: str) -> Any:
     try:
-        return ("read", _typed(read(text)))
+        return ("read", typed_numbers(read(text)))
     except metaplan.InputError as exc:
         return ("refused", str(exc))
 
 
 def _written(value: Any) -> str:
-    return repr(_typed(value))
+    return repr(typed_numbers(value))
 
 
 def _sharing(raw: Any) -> list[list[str]]:
@@ -219,7 +203,7 @@ def _equal_groups(raw: Any) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("case", list(_CASES))
-def test_each_text_reads_or_is_refused_as_parse_json_does(case: str, reader: str) -> None:
+def test_each_text_reads_or_is_refused_as_parse_json_does(case: str, stream_reader: str) -> None:
     text = _CASES[case]
     expected = _outcome(lambda t: parse_json(t, source="p.json"), text)
     assert _outcome(lambda t: parse_plan_text(t, "p.json"), text) == expected
@@ -256,7 +240,7 @@ _PLAIN = ("plain", "empty", "empty maps", "empty, spaced", "no maps", "spaced", 
 
 @pytest.mark.parametrize("case", _PLAIN)
 def test_plain_texts_are_read_without_the_whole_text_readers(
-        case: str, reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        case: str, stream_reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _spied(monkeypatch)
     raw = parse_plan_text(_CASES[case], "p.json")
     assert calls == []
@@ -341,7 +325,7 @@ def test_entries_equal_but_for_a_float_stay_apart_in_both_readers() -> None:
     '{"param_plan": {"a": [1], "b": [1], "c": ["s"], "d": ["s"]}}',
     '{"boundary_classes": {"a": ["A"], "b": ["A"]}}',
 ])
-def test_equal_list_entries_stay_apart(text: str, reader: str) -> None:
+def test_equal_list_entries_stay_apart(text: str, stream_reader: str) -> None:
     """Only object entries are shared: each list is its own, as ``parse_json`` gives it."""
     raw = parse_plan_text(text, "p")
     entries = next(iter(raw.values()))
@@ -350,6 +334,6 @@ def test_equal_list_entries_stay_apart(text: str, reader: str) -> None:
     assert entries["b"] in ([1], ["A"])
 
 
-def test_equal_objects_outside_the_fqn_maps_stay_apart(reader: str) -> None:
+def test_equal_objects_outside_the_fqn_maps_stay_apart(stream_reader: str) -> None:
     raw = parse_plan_text('{"x": {"a": {"k": 1}, "b": {"k": 1}}, "param_plan": {}}', "p")
     assert raw["x"]["a"] == raw["x"]["b"] and raw["x"]["a"] is not raw["x"]["b"]
