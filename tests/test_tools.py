@@ -71,3 +71,17 @@ def test_line_ranges_name_the_lines_of_a_mutation_run() -> None:
     for bad, why in (("5-3", "an empty range: '5-3'"), ("x", "not a line or a range N-M: 'x'")):
         with pytest.raises(argparse.ArgumentTypeError, match=f"^{why}$"):
             tool._lines(bad)
+
+
+def test_an_equivalent_may_hold_a_bar_written_escaped(tmp_path: Path) -> None:
+    import pytest
+
+    tool = _mutate()
+    listed = tmp_path / "equivalents.txt"
+    listed.write_text("# a comment\n\nm.py:f | x: int \\| None = g() | 1 -> 2 | why \\| not\n")
+    assert tool.load_equivalents(listed) == {
+        ("m.py:f", "x: int | None = g()", "1 -> 2"): "why | not"}
+    listed.write_text("# a comment\nm.py:f | x: int | None = g() | 1 -> 2 | why\n")
+    with pytest.raises(SystemExit, match=r"equivalents.txt:2: expected 'module:scope \| line"):
+        tool.load_equivalents(listed)
+    assert tool.load_equivalents(tmp_path / "absent.txt") == {}

@@ -388,18 +388,21 @@ def scopes(source: str) -> dict[int, str]:
     return found
 
 
-def load_equivalents() -> dict[tuple[str, str, str], str]:
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[tuple[str, str, str], str]:
     """``(module:scope, stripped source line, mutation) -> why`` from the equivalents file
-    (the scope, the function or class that holds the line, tells equal lines apart)."""
+    (the scope, the function or class that holds the line, tells equal lines apart).
+
+    Fields are separated by ``" | "``; a field holding a ``|`` of its own (``int | None``)
+    writes it ``\\|``, which is no separator."""
     found: dict[tuple[str, str, str], str] = {}
-    if not EQUIVALENTS.exists():
+    if not path.exists():
         return found
-    for number, line in enumerate(EQUIVALENTS.read_text().splitlines(), 1):
+    for number, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
-        parts = [part.strip() for part in line.split(" | ")]
+        parts = [part.strip().replace("\\|", "|") for part in line.split(" | ")]
         if len(parts) != 4:
-            raise SystemExit(f"{EQUIVALENTS}:{number}: expected "
+            raise SystemExit(f"{path}:{number}: expected "
                              "'module:scope | line | mutation | why'")
         found[(parts[0], parts[1], parts[2])] = parts[3]
     return found
