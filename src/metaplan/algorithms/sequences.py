@@ -681,18 +681,12 @@ def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence
     for k, times in counts[0].items():
         if k is None or times <= max(counts[1].get(k, 0), counts[2].get(k, 0)):
             continue
-        mine = _added_copy(ours, sides[0], k, key, placed, 0, keys)
-        other = _added_copy(theirs, sides[1], k, key, placed, 1, keys)
-        if mine is None or other is None:
-            continue
-        mine_at, other_at = placed.get((0, mine[1])), placed.get((1, other[1]))
-        if mine_at is None or other_at is None or not {mine_at, other_at} <= keys.keys():
-            copies = [at for at, found in keys.items() if found == k]  # in merged order
-            mine_at, other_at = copies[:2] if mine[0] < other[0] else copies[1::-1]
-        points = sorted((mine[0], other[0]))
-        out.append(ItemConflict("duplicate", (points[0], points[1]), (mine[1], mine[1] + 1),
-                                (other[1], other[1] + 1), (mine_at, mine_at + 1), [],
-                                [ours[mine[1]]], [theirs[other[1]]], other_at))
+        point, mine, mine_at = _added_copy(ours, sides[0], k, key, placed, 0, keys)
+        other_point, other, other_at = _added_copy(theirs, sides[1], k, key, placed, 1, keys)
+        points = sorted((point, other_point))
+        out.append(ItemConflict("duplicate", (points[0], points[1]), (mine, mine + 1),
+                                (other, other + 1), (mine_at, mine_at + 1), [],
+                                [ours[mine]], [theirs[other]], other_at))
     return sorted(out, key=lambda c: max(c.merged_span[0], c.theirs_copy or 0))  # later copy
 
 
@@ -705,17 +699,21 @@ def _counts(keys: Iterable[Hashable | None]) -> dict[Hashable | None, int]:
 
 def _added_copy(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: ItemKey,
                 placed: dict[tuple[int, int], int], which: int, clean: Mapping[int, Any]
-                ) -> tuple[int, int] | None:
-    """Where a side added an item of identity ``k``: its base point and its index in the
-    side; the first copy that merged cleanly (its place in ``merged`` is among ``clean``),
-    else the first copy, else ``None``."""
-    first = None
+                ) -> tuple[int, int, int]:
+    """The first item of identity ``k`` a side added that merged cleanly: its base point,
+    its index in the side and its index in ``merged`` (among ``clean``).
+
+    One always exists where clean merged items hold ``k`` more often than either
+    side. Say more often than theirs: outside the clusters of hunks both sides
+    count alike, and so do clusters both changed (alike: ours' content, which is
+    theirs'; or a conflict, left out of the clean count). What is left is ours'
+    own clusters, one hunk each, which hold ``k`` more often than the base items
+    they replace; a matched hunk (an item edited in place) replaces ``k`` by ``k``,
+    so an added one holds it, placed in ``merged`` where it merged cleanly. (So no
+    matched hunk holds ``k``: a side has them only when its identities are unique.)
+    """
     for hunk in side_hunks:
-        if hunk.matched:
-            continue
         for j in range(hunk.b_start, hunk.b_end):
-            if key(side[j]) == k:
-                if placed.get((which, j)) in clean:
-                    return hunk.a_start, j
-                first = first or (hunk.a_start, j)
-    return first
+            if key(side[j]) == k and placed.get((which, j)) in clean:
+                return hunk.a_start, j, placed[which, j]
+    raise AssertionError(f"no clean added copy of {k!r}: see _added_copy")
