@@ -11,8 +11,19 @@ from pyrsistent import PVector
 
 from metaplan.errors import SpecError, describe
 
-__all__ = ["check_pattern", "found_instead", "match_field", "pattern_field", "string_field",
-           "target_field"]
+__all__ = ["check_pattern", "found_instead", "match_field", "object_field", "pattern_field",
+           "string_field", "target_field"]
+
+
+def object_field(value: Any, where: str, what: str, known: tuple[str, ...]) -> Mapping[str, Any]:
+    """``value`` if it is an object of ``known`` keys only; ``what`` names it (``rule``)."""
+    if not isinstance(value, Mapping):
+        raise SpecError(f"{where}: a {what} is an object, found {describe(value)}", source=where)
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise SpecError(f"{where}: unknown {what} field(s) {unknown}; known: {list(known)}",
+                        source=where)
+    return value
 
 
 def string_field(value: Any, where: str, *, optional: bool = False) -> str | None:

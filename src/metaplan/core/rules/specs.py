@@ -20,6 +20,7 @@ from pyrsistent import PMap, pmap
 from metaplan.core.rules.checking import (
     found_instead,
     match_field,
+    object_field,
     pattern_field,
     string_field,
     target_field,
@@ -57,12 +58,7 @@ class InlineRule:
     def from_json(cls, obj: Any, where: str = "rule") -> InlineRule:
         """A rule from its JSON form (the fields of :class:`InlineRule`); unknown keys are
         refused."""
-        if not isinstance(obj, Mapping):
-            raise SpecError(f"{where}: a rule is an object, found {describe(obj)}", source=where)
-        unknown = sorted(set(obj) - set(_RULE_KEYS))
-        if unknown:
-            raise SpecError(f"{where}: unknown rule field(s) {unknown}; known: "
-                            f"{list(_RULE_KEYS)}", source=where)
+        obj = object_field(obj, where, "rule", _RULE_KEYS)
         match = match_field(obj.get("match"), f"{where}.match", "a rule")
         return cls(
             match=match,
@@ -104,12 +100,7 @@ class StrategySpec:
     @classmethod
     def from_json(cls, obj: Any, where: str = "spec") -> StrategySpec:
         """A spec from one object of a specs file; unknown keys are refused."""
-        if not isinstance(obj, Mapping):
-            raise SpecError(f"{where}: a spec is an object, found {describe(obj)}", source=where)
-        unknown = sorted(set(obj) - set(_SPEC_KEYS))
-        if unknown:
-            raise SpecError(f"{where}: unknown spec field(s) {unknown}; known: "
-                            f"{list(_SPEC_KEYS)}", source=where)
+        obj = object_field(obj, where, "spec", _SPEC_KEYS)
         target = string_field(obj.get("target"), f"{where}.target")
         if not target:
             raise SpecError(f"{where}.target: must be a non-empty string (the strategy target, "
