@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import fixture_path
 from metaplan.algorithms import braces
-from metaplan.algorithms.braces import count, expand, fold, group_key, natural_key
+from metaplan.algorithms.braces import count, expand, fold, fold_first, group_key, natural_key
 
 BASH = shutil.which("bash")
 ODD = "{},\\.$ _-é٣\n\0"
@@ -309,5 +309,24 @@ def test_group_key_is_the_name_without_its_numbers(names: set[str]) -> None:
             assert (group_key(other) == key) == same
 
 
+@given(name_sets())
+def test_fold_first_is_the_fold_and_the_natural_minimum(names: set[str]) -> None:
+    assert fold_first(names) == (fold(names), min(names, key=natural_key))
+    assert fold_first(names, ranges_in_lists=True)[0] == fold(names, ranges_in_lists=True)
+
+
+def test_fold_first_past_the_runs_a_skeleton_holds_and_off_the_ascii_way() -> None:
+    many = [".".join(map(str, [*range(40), tail])) for tail in (10, 9, 100)]  # 41 runs
+    assert fold_first(many)[1] == many[1]
+    wide = ["é.20", "é.9", "é.09", "e.10"]  # not ASCII: split name by name
+    assert fold_first(wide) == (fold(wide), "e.10")
+    assert fold_first(["x.07", "x.7", "y"])[1] == "x.07"  # equal values: the text decides
+    with pytest.raises(ValueError, match="fold needs at least one name"):
+        fold_first([])
+    with pytest.raises(TypeError, match="not one string"):
+        fold_first("m.1")
+
+
 def test_public_names() -> None:
-    assert braces.__all__ == ["count", "expand", "fold", "group_key", "natural_key"]
+    assert braces.__all__ == ["count", "expand", "fold", "fold_first", "group_key",
+                              "natural_key"]

@@ -54,7 +54,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["count", "expand", "fold", "group_key", "natural_key"]
+__all__ = ["count", "expand", "fold", "fold_first", "group_key", "natural_key"]
 
 _SPLIT = re.compile(r"([0-9]+)")
 _TOKEN = re.compile(r"[^\W\d_]+|\.+|.", re.DOTALL)
@@ -138,16 +138,46 @@ def fold(names: Iterable[str], *, ranges_in_lists: bool = False) -> str:
     >>> fold(["x.0", "x.1", "x.2", "x.5"], ranges_in_lists=True)
     'x.{0..2,5}'
     """
+    return _fold(_skeletons(names), ranges_in_lists)
+
+
+def fold_first(names: Iterable[str], *, ranges_in_lists: bool = False) -> tuple[str, str]:
+    """:func:`fold` of ``names`` and the first of them in :func:`natural_key` order, from
+    one grouping of their digit runs (no sort key made per name).
+
+    >>> fold_first(["m.20", "m.9", "m.10.x"])
+    ('m.{{9,20},10.x}', 'm.9')
+    """
+    groups = _skeletons(names)
+    return _fold(groups, ranges_in_lists), min(map(_first, groups.items()), key=natural_key)
+
+
+def _skeletons(names: Iterable[str]) -> dict[GroupKey, Rows]:
     if isinstance(names, str):
         raise TypeError(f"fold takes an iterable of names, not one string ({names[:40]!r})")
     groups = _by_skeleton(names)
     if not groups:
         raise ValueError("fold needs at least one name: no brace pattern names the empty set")
+    return groups
+
+
+def _fold(groups: dict[GroupKey, Rows], ranges_in_lists: bool) -> str:
     root = _Node()
     for skeleton, rows in groups.items():
         segments = [_TOKEN.findall(text) for text in skeleton]
         _insert(root, segments, _factor(rows, len(skeleton) - 1), 0)
     return _render(root, ranges_in_lists)
+
+
+def _first(group: tuple[GroupKey, Rows]) -> str:
+    """A skeleton's first name in natural order: its texts equal, the least run at each level."""
+    skeleton, rows = group
+    runs = []
+    while rows:
+        run = min(rows, key=natural_key)  # a run alone: its value, then its text
+        runs.append(run)
+        rows = rows[run]
+    return "".join(text + run for text, run in zip(skeleton, [*runs, ""], strict=True))
 
 
 Rows = dict[str, "Rows"]

@@ -29,7 +29,7 @@ import re
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from metaplan.algorithms.braces import fold, natural_key
+from metaplan.algorithms.braces import NaturalKey, fold, fold_first, natural_key
 from metaplan.frozen import JSONMap, canonical_bytes, thaw
 from metaplan.paths import FQN_MAPS, format_path, key_path
 from metaplan.records.change import Change, ChangeRecord
@@ -126,12 +126,12 @@ def fold_changes(record: ChangeRecord | Iterable[Change]) -> list[Group]:
             by_module.setdefault(str(path[1]), []).append(change)
         else:
             top.append(change)
-    groups = _module_groups(by_module)
-    groups.sort(key=lambda group: natural_key(group.names[0]))
-    return groups + _top_groups(top)
+    ordered = sorted(_module_groups(by_module), key=lambda pair: pair[0])
+    return [group for _, group in ordered] + _top_groups(top)
 
 
-def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
+def _module_groups(by_module: dict[str, list[Change]]) -> list[tuple[NaturalKey, Group]]:
+    """The modules' groups, each with the natural key of its first name (their order)."""
     exact: dict[tuple[Hashable, ...], list[str]] = {}
     shapes: dict[tuple[Hashable, ...], list[tuple[Hashable, ...]]] = {}
     sample: dict[tuple[Hashable, ...], list[Change]] = {}
@@ -156,7 +156,7 @@ def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
             sample[signature] = ordered
         else:
             known.append(fqn)
-    groups: list[Group] = []
+    groups: list[tuple[NaturalKey, Group]] = []
     for shape_key, signatures in shapes.items():
         if len(signatures) <= _MERGE_PAST:
             groups += [_group(exact[sig], [[c] for c in sample[sig]]) for sig in signatures]
@@ -170,8 +170,9 @@ def _module_groups(by_module: dict[str, list[Change]]) -> list[Group]:
     return groups
 
 
-def _group(names: Sequence[str], slots: Sequence[Sequence[Change]]) -> Group:
+def _group(names: Sequence[str], slots: Sequence[Sequence[Change]]) -> tuple[NaturalKey, Group]:
     ordered = tuple(sorted(names))
+    pattern, lead = fold_first(ordered)
     lines = []
     for slot in slots:
         first = slot[0]
@@ -179,7 +180,7 @@ def _group(names: Sequence[str], slots: Sequence[Sequence[Change]]) -> Group:
         lines.append(Line(field, label, first.op,
                           None if first.op == "add" else _values(c.old for c in slot),
                           None if first.op == "remove" else _values(c.new for c in slot)))
-    return Group("modules", "", fold(ordered), ordered, len(ordered), tuple(lines))
+    return natural_key(lead), Group("modules", "", pattern, ordered, len(ordered), tuple(lines))
 
 
 def _values(values: Iterable[Any]) -> Values:
