@@ -429,3 +429,5 @@ def test_a_group_whose_names_sort_differently_in_natural_order_still_comes_in_or
     changes = [_set("m.100", "k", 1, 2), _set("m.11", "k", 1, 2), _set("m.2", "j", 1, 2),
                _set("m.3", "i", 1, 2), _set("m.30", "i", 1, 2)]
     assert [g.pattern for g in fold_changes(changes)] == ["m.2", "m.{3,30}", "m.{11,100}"]
+    changes = [_set("m.100", "k", 1, 2), _set("m.11", "k", 1, 2), _set("m.50", "j", 1, 2)]
+    assert [g.pattern for g in fold_changes(changes)] == ["m.{11,100}", "m.50"]

@@ -695,3 +695,21 @@ def test_a_duplicate_of_two_copies_only() -> None:
     swapped = merge3([y], [i2], [i1, y], key=match)
     assert swapped == ([i1, i2], [
         ItemConflict("duplicate", (0, 0), (0, 1), (0, 1), (1, 2), [], [i2], [i1], 0)])
+
+
+def test_an_identity_that_is_not_itself_is_no_duplicate() -> None:
+    # a NaN identity is counted (by the object) but never equal to itself: no copy found
+    nan = float("nan")
+    assert merge3([0], [nan, 0], [0, nan], key=lambda x: x).conflicts == []
+    item, b = {"match": nan}, {"match": "b"}
+    found = merge3([b], [item, b], [b, item], key=lambda i: i["match"])
+    assert found.merged == [item, b, item] and found.conflicts == []
+
+
+def test_a_canon_that_ignores_the_identity_reports_no_duplicate() -> None:
+    c1, c0, n0, b1 = {"m": "c", "v": 1}, {"m": "c", "v": 0}, {"v": 0}, {"m": "b", "v": 1}
+    found = merge3([c1, c0, n0], [c1, n0, b1], [c1, n0], key=lambda x: x.get("m"),
+                   canon=lambda x: x["v"])
+    assert found.merged == [c1, c0, b1]
+    assert found.conflicts == [ItemConflict("hunk", (2, 3), (2, 3), (2, 2), (2, 3), [n0],
+                                            [b1], [])]

@@ -681,8 +681,11 @@ def _duplicates(merged: list[Any], conflicts: list[ItemConflict], ours: Sequence
     for k, times in counts[0].items():
         if k is None or times <= max(counts[1].get(k, 0), counts[2].get(k, 0)):
             continue
-        point, mine, mine_at = _added_copy(ours, sides[0], k, key, placed, 0, keys)
-        other_point, other, other_at = _added_copy(theirs, sides[1], k, key, placed, 1, keys)
+        ours_copy = _added_copy(ours, sides[0], k, key, placed, 0, keys)
+        theirs_copy = _added_copy(theirs, sides[1], k, key, placed, 1, keys)
+        if ours_copy is None or theirs_copy is None:  # k is not k (NaN), or canon ignores it
+            continue
+        (point, mine, mine_at), (other_point, other, other_at) = ours_copy, theirs_copy
         points = sorted((point, other_point))
         out.append(ItemConflict("duplicate", (points[0], points[1]), (mine, mine + 1),
                                 (other, other + 1), (mine_at, mine_at + 1), [],
@@ -699,7 +702,7 @@ def _counts(keys: Iterable[Hashable | None]) -> dict[Hashable | None, int]:
 
 def _added_copy(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: ItemKey,
                 placed: dict[tuple[int, int], int], which: int, clean: Mapping[int, Any]
-                ) -> tuple[int, int, int]:
+                ) -> tuple[int, int, int] | None:
     """The first item of identity ``k`` a side added that merged cleanly: its base point,
     its index in the side and its index in ``merged`` (among ``clean``).
 
@@ -711,9 +714,13 @@ def _added_copy(side: Sequence[Any], side_hunks: list[Hunk], k: Hashable, key: I
     they replace; a matched hunk (an item edited in place) replaces ``k`` by ``k``,
     so an added one holds it, placed in ``merged`` where it merged cleanly. (So no
     matched hunk holds ``k``: a side has them only when its identities are unique.)
+
+    That holds for identities equal to themselves, and a ``canon`` under which alike
+    items have one identity. Else (a NaN identity, a ``canon`` that ignores it) there
+    may be none: ``None``, and no duplicate is reported.
     """
     for hunk in side_hunks:
         for j in range(hunk.b_start, hunk.b_end):
             if key(side[j]) == k and placed.get((which, j)) in clean:
                 return hunk.a_start, j, placed[which, j]
-    raise AssertionError(f"no clean added copy of {k!r}: see _added_copy")
+    return None
