@@ -365,6 +365,31 @@ def test_check_tree_refuses_a_plain_float_that_is_not_finite(value: float) -> No
     check_tree({"a": [None, "null", {"b": 1.5}]}, "src")  # a real null, and the text: fine
 
 
+def test_check_tree_checks_floats_again_only_where_a_null_value_is_written(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime
+
+    from metaplan.files import jsonio
+
+    # orjson writes a date, the stdlib's writer refuses it: the walk decides
+    when = datetime.date(2026, 12, 7)
+    with pytest.raises(InputError, match=r"^x\[1\]: inf is not a JSON number"):
+        check_tree({"d": when, "x": [None, float("inf")]})
+    check_tree({"d": when, "x": [None, 1.5]})
+
+    class NoSecondWriter:
+        @staticmethod
+        def dumps(*_args: Any, **_kwargs: Any) -> str:
+            raise AssertionError("written again")
+
+    monkeypatch.setattr(jsonio, "json", NoSecondWriter)
+    for fine in ({"a": "nullable", "nullx": 1}, ["null"], {"a": "x"}, [], "null"):
+        check_tree(fine)
+    for holding_null in (None, [None], {"a": None}, [1, None, 2], {"a": [None]}):
+        with pytest.raises(AssertionError, match="written again"):
+            check_tree(holding_null)
+
+
 def test_parse_json_refuses_nesting_past_a_smaller_depth() -> None:
     with pytest.raises(InputError) as caught:
         parse_json("[[[[1]]]]", source="s", depth=2)
