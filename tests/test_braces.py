@@ -328,5 +328,5 @@ def test_fold_first_past_the_runs_a_skeleton_holds_and_off_the_ascii_way() -> No
 
 
 def test_public_names() -> None:
-    assert braces.__all__ == ["count", "expand", "fold", "fold_first", "group_key",
-                              "natural_key"]
+    assert braces.__all__ == ["NaturalKey", "count", "expand", "fold", "fold_first",
+                              "group_key", "natural_key"]

@@ -54,7 +54,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["count", "expand", "fold", "fold_first", "group_key", "natural_key"]
+__all__ = ["NaturalKey", "count", "expand", "fold", "fold_first", "group_key", "natural_key"]
 
 _SPLIT = re.compile(r"([0-9]+)")
 _TOKEN = re.compile(r"[^\W\d_]+|\.+|.", re.DOTALL)
