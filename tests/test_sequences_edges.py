@@ -713,3 +713,31 @@ def test_a_canon_that_ignores_the_identity_reports_no_duplicate() -> None:
     assert found.merged == [c1, c0, b1]
     assert found.conflicts == [ItemConflict("hunk", (2, 3), (2, 3), (2, 2), (2, 3), [n0],
                                             [b1], [])]
+
+
+def test_a_canon_that_ignores_the_identity_may_leave_one_side_without_a_copy() -> None:
+    n0, b0, c2, c1 = {"v": 0}, {"m": "b", "v": 0}, {"m": "c", "v": 2}, {"m": "c", "v": 1}
+    found = merge3([n0, b0, c2], [n0, b0, c2], [n0, c1, n0, b0], key=lambda x: x.get("m"),
+                   canon=lambda x: x["v"])
+    assert found.merged == [n0, c1, b0, b0] and found.conflicts == []
+    found = merge3([n0, b0, c2], [n0, c1, n0, b0], [n0, b0, c2], key=lambda x: x.get("m"),
+                   canon=lambda x: x["v"])  # the sides swapped: ours has the copy
+    assert found.merged == [n0, c1, b0, b0] and found.conflicts == []
+
+
+@pytest.mark.parametrize(("ours", "theirs"), [
+    (["a", "k", "b"], ["k", "a", "k", "b"]),  # theirs holds k as often as merged
+    (["k", "a", "k", "b"], ["a", "k", "b"]),  # ours does
+])
+def test_an_identity_one_side_holds_as_often_as_merged_is_no_duplicate(
+        ours: list[str], theirs: list[str]) -> None:
+    assert merge3(["a", "b"], ours, theirs, key=lambda x: x) == merge3(
+        ["a", "b"], ours, theirs) and merge3(["a", "b"], ours, theirs).conflicts == []
+
+
+def test_a_copy_in_a_conflict_counts_for_its_side_not_for_merged() -> None:
+    found = merge3(["a", "b", "c"], ["k", "a", "k", "c"], ["a", "y", "c", "k"],
+                   key=lambda x: x)
+    assert found.merged == ["k", "a", "k", "c", "k"]
+    assert found.conflicts == [ItemConflict("hunk", (1, 2), (2, 3), (1, 2), (2, 3), ["b"],
+                                            ["k"], ["y"])]
