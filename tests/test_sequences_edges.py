@@ -731,8 +731,8 @@ def test_a_canon_that_ignores_the_identity_may_leave_one_side_without_a_copy() -
 ])
 def test_an_identity_one_side_holds_as_often_as_merged_is_no_duplicate(
         ours: list[str], theirs: list[str]) -> None:
-    assert merge3(["a", "b"], ours, theirs, key=lambda x: x) == merge3(
-        ["a", "b"], ours, theirs) and merge3(["a", "b"], ours, theirs).conflicts == []
+    found = merge3(["a", "b"], ours, theirs, key=lambda x: x)
+    assert found == merge3(["a", "b"], ours, theirs) and found.conflicts == []
 
 
 def test_a_copy_in_a_conflict_counts_for_its_side_not_for_merged() -> None:
